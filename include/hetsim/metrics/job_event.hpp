@@ -1,0 +1,43 @@
+#pragma once
+/// What the mechanism emits (OMNeT++-style signals): sinks turn these into tables and statistics.
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/engine/sim_time.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim {
+
+/// Kinds of job events, in the order they can happen to one job.
+enum class JobEventKind : std::uint8_t {
+  Arrived,     ///< submitted and admitted
+  Rejected,    ///< refused at admission (`reason` says why)
+  Started,     ///< began running on `gpus` (first start, resume, move or resize)
+  Stopped,     ///< lost the allocation in `gpus` (preempted, moved or resized: `reason`)
+  Completed,   ///< finished all its work; its GPUs (`gpus`) are free again
+  Unfinished,  ///< still pending or running when the run ended (`reason`)
+};
+
+/// One event. `gpus` and `reason` are views valid only during the callback.
+struct JobEvent {
+  SimTime time;
+  JobEventKind kind = JobEventKind::Arrived;
+  JobIndex job = 0;
+  const JobSpec* spec = nullptr;
+  std::span<const GpuId> gpus;
+  std::string_view reason;
+  bool restart = false;  ///< Started: the restart overhead is paid before progress resumes
+};
+
+/// Receives job events in simulation order.
+class JobEventSink {
+ public:
+  virtual ~JobEventSink() = default;
+  virtual void on_event(const JobEvent& event) = 0;
+  /// Called once when the run ends at `end` (the time of the last event handled).
+  virtual void on_run_end(SimTime end) { (void)end; }
+};
+
+}  // namespace hetsim

@@ -1,0 +1,56 @@
+#pragma once
+/// The standard sink: builds one row per job and the utilisation counters from job events.
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/metrics/job_event.hpp"
+
+namespace hetsim {
+
+/// One row of jobs.csv. Times are seconds since the trace start; -1 = never happened.
+struct JobRecord {
+  std::string job_id;
+  double submit_s = 0.0;
+  double start_s = -1.0;   ///< first time it held GPUs (= finish for zero-work jobs)
+  double finish_s = -1.0;
+  int requested_gpus = 0;
+  int gpus = 0;            ///< GPUs of its last allocation
+  std::string gpu_types;   ///< every GPU type it ran on, in cluster order, joined by '|'
+  int preemptions = 0;
+  int restarts = 0;        ///< starts that paid the restart overhead
+  double restart_s = 0.0;  ///< seconds spent paying restart overhead
+  double gpu_s = 0.0;      ///< GPU-seconds held
+  std::string status;      ///< completed, rejected, unfinished
+  std::string reason;      ///< why rejected or unfinished
+  /// JCT = finish - submit, for completed jobs.
+  double jct_s() const { return finish_s - submit_s; }
+  /// Queueing delay = first start - submit, for jobs that started.
+  double queueing_s() const { return start_s - submit_s; }
+};
+
+/// Collects JobRecords and busy GPU-seconds per GPU type.
+class RunRecorder final : public JobEventSink {
+ public:
+  /// `restart_overhead_s` lets it account restart time; `jobs` is the number of jobs read.
+  RunRecorder(const Cluster& cluster, std::size_t jobs, double restart_overhead_s);
+  void on_event(const JobEvent& event) override;
+  void on_run_end(SimTime end) override { end_ = end; }
+
+  const std::vector<JobRecord>& records() const { return records_; }
+  /// Busy (allocated) GPU-seconds per GPU type.
+  const std::vector<double>& busy_gpu_s_by_type() const { return busy_by_type_; }
+  /// Time of the last event handled.
+  SimTime end() const { return end_; }
+
+ private:
+  const Cluster& cluster_;
+  double restart_overhead_s_;
+  std::vector<JobRecord> records_;
+  std::vector<double> alloc_since_s_;
+  std::vector<std::vector<char>> types_used_;
+  std::vector<double> busy_by_type_;
+  SimTime end_;
+};
+
+}  // namespace hetsim

@@ -1,0 +1,66 @@
+#pragma once
+/// Run-level statistics and the output files whose names and columns are a contract for scripts
+/// and CI: jobs.csv and summary.json (docs/outputs.md).
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/metrics/recorder.hpp"
+
+namespace hetsim {
+
+/// Statistics of one run. JCT statistics cover completed jobs only; percentiles interpolate
+/// linearly between order statistics (numpy's default), so p50 of {1,2,3,4} is 2.5.
+struct RunSummary {
+  std::size_t jobs_read = 0;
+  std::size_t completed = 0;
+  std::size_t rejected = 0;
+  std::size_t unfinished = 0;
+  double jct_mean_s = 0.0;
+  double jct_p50_s = 0.0;
+  double jct_p95_s = 0.0;
+  double jct_p99_s = 0.0;
+  double queueing_mean_s = 0.0;  ///< over jobs that started
+  /// Last completion minus first submit over admitted jobs (0 when nothing completed).
+  double makespan_s = 0.0;
+  /// Busy GPU-seconds over available GPU-seconds in [first submit, end of run].
+  double utilization = 0.0;
+  std::map<std::string, double> utilization_by_type;  ///< same, per GPU type name
+  std::map<std::string, double> gpu_hours_by_type;    ///< busy GPU-hours per GPU type name
+  long long preemptions = 0;
+  long long restarts = 0;
+  double restart_s = 0.0;  ///< seconds jobs spent paying restart overhead, summed over jobs
+  double end_s = 0.0;      ///< time of the last event
+};
+
+/// Linear-interpolation percentile (q in [0,100]) of unsorted values; 0 for an empty set.
+double percentile(std::vector<double> values, double q);
+
+/// Computes the summary from the recorder of a finished run.
+RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster);
+
+/// Writes jobs.csv: one row per job read, in trace order. Columns: job_id, submit_s, start_s,
+/// finish_s, jct_s, queueing_s, gpus, requested_gpus, gpu_types, preemptions, restarts,
+/// restart_s, gpu_s, status, reason. Empty cells where a value does not exist.
+void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records);
+
+/// Metadata written beside the statistics in summary.json.
+struct RunInfo {
+  std::string cluster;
+  std::string trace;
+  std::string format;
+  std::string policy;
+  std::string placement;
+  std::string throughput_model;
+  std::uint64_t seed = 0;
+};
+
+/// Writes summary.json (keys in a fixed order, so equal runs give equal bytes).
+void write_summary_json(std::ostream& out, const RunSummary& summary, const RunInfo& info);
+
+/// Human-readable table of the summary for stdout.
+void print_summary_table(std::ostream& out, const RunSummary& summary, const RunInfo& info);
+
+}  // namespace hetsim

@@ -1,0 +1,87 @@
+#pragma once
+/// Throughput models backed by measured tables, and the duration model for traces that carry only
+/// run times. One implementation file each under src/perf/.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "hetsim/perf/throughput_model.hpp"
+
+namespace hetsim {
+
+/// Gavel's measured throughput table (stanford-futuredata/gavel, simulation_throughputs.json):
+/// steps/s keyed by GPU type, then "('<job type>', <scale factor>)", then "null" for a job running
+/// alone. Rate for `n` GPUs of type t = table[t][(job_type, n)]["null"]; when the allocation spans
+/// several nodes, table[t + "_unconsolidated"] is used if present (Gavel's unconsolidated
+/// variant), else the consolidated value. A scale factor n absent from the table is extrapolated
+/// from the largest measured scale factor m < n with non-zero throughput: rate(n) = rate(m) * n / m
+/// (ideal data-parallel scaling past the last measurement; Gavel's own simulator has no rule and
+/// fails on such jobs, but its MSR traces contain them, e.g. CycleGAN on 8 GPUs or any type on 16).
+/// Nothing to extrapolate from gives rate 0; check_job() rejects a job whose requested scale factor
+/// has rate 0 on every GPU type of the cluster. Unit: iterations/s.
+class GavelThroughputTable final : public ThroughputModel {
+ public:
+  /// Loads the JSON file and binds its GPU type keys to `cluster`'s types (case-insensitive).
+  /// Throws InputError (file, key path) on malformed JSON or non-numeric throughput.
+  static std::unique_ptr<GavelThroughputTable> load(const std::string& path, const Cluster& cluster);
+  std::string name() const override { return "gavel-table"; }
+  double rate(const JobSpec& job, const AllocationShape& shape) const override;
+  std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
+
+ private:
+  struct Key {
+    std::string job_type;
+    int scale_factor;
+    auto operator<=>(const Key&) const = default;
+  };
+  // [gpu type id] -> key -> steps/s, consolidated and unconsolidated.
+  std::vector<std::map<Key, double>> consolidated_;
+  std::vector<std::map<Key, double>> unconsolidated_;
+  std::string path_;
+};
+
+/// The Heet prototype's profile table (mozizhao/elastic, extracted to profiles.json):
+/// epoch_time_s[gpu][model][global batch][n GPUs on one host]. Rate = 1 / epoch time, in epochs/s;
+/// job_type = model, JobSpec::global_batch_size selects the batch. An allocation spread over
+/// several hosts is not in the profile: it runs at the single-host rate for the same GPU count
+/// (documented limitation until the topology model lands). Unit: epochs/s.
+class HeetProfileTable final : public ThroughputModel {
+ public:
+  /// Loads profiles.json; throws InputError (file, key path) on malformed content.
+  static std::unique_ptr<HeetProfileTable> load(const std::string& path, const Cluster& cluster);
+  std::string name() const override { return "heet-profile"; }
+  double rate(const JobSpec& job, const AllocationShape& shape) const override;
+  std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
+
+ private:
+  struct Key {
+    std::string model;
+    int batch;
+    int gpus;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::vector<std::map<Key, double>> epoch_time_s_;  // [gpu type id]
+  std::string path_;
+};
+
+/// For traces that carry only a run time (Philly, native traces with duration_s): a job's work is
+/// its duration in reference seconds, i.e. the time it ran on its requested GPU count. Rate on n
+/// GPUs of type t = relative_speed(t) * min(n, requested) / requested: no speed-up beyond the
+/// requested count, linear slow-down below it, and types faster or slower only when the cluster
+/// spec gives relative speeds. Unit: reference seconds per second.
+class DurationModel final : public ThroughputModel {
+ public:
+  explicit DurationModel(const Cluster& cluster);
+  std::string name() const override { return "duration"; }
+  double rate(const JobSpec& job, const AllocationShape& shape) const override;
+  std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
+
+ private:
+  std::vector<double> speed_;
+};
+
+/// Picks the model for a run: no file -> DurationModel; a JSON file with "epoch_time_s" -> Heet
+/// profile; any other JSON object -> Gavel table. Throws InputError naming the file.
+std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster);
+
+}  // namespace hetsim

@@ -1,0 +1,45 @@
+#pragma once
+/// How fast a job trains on an allocation. Policies plan with it; the mechanism advances progress
+/// with it. Rates are in the job's own WorkUnit per second.
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim {
+
+/// The shape of an allocation, enough for table-based models: `gpu_count` GPUs of one type, either
+/// all on one node (consolidated) or spread over several.
+struct AllocationShape {
+  GpuTypeId gpu_type = 0;
+  int gpu_count = 0;
+  bool consolidated = true;  ///< all GPUs on one node
+};
+
+/// Summarises concrete GPUs as a shape (the type of the first GPU; consolidated = one node).
+/// For mixed-type placements the slowest type must be chosen by the caller's model.
+AllocationShape shape_of(const Cluster& cluster, std::span<const GpuId> gpus);
+
+/// Throughput model interface. Implementations: GavelThroughputTable, HeetProfileTable,
+/// DurationModel (more arrive with the topology and goodput models).
+class ThroughputModel {
+ public:
+  virtual ~ThroughputModel() = default;
+  /// Name shown in outputs (e.g. "gavel-table").
+  virtual std::string name() const = 0;
+  /// Work units per second of `job` on `shape`; 0 when the job cannot run on it (never negative).
+  virtual double rate(const JobSpec& job, const AllocationShape& shape) const = 0;
+  /// Rate on concrete GPUs. The default summarises them with shape_of(); topology-aware models
+  /// override it to look at where the GPUs sit.
+  virtual double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const {
+    return rate(job, shape_of(cluster, gpus));
+  }
+  /// Why this job can never be simulated by this model (unknown job type, GPU type missing from
+  /// the table, ...), or nullopt when it can. Called once per job at admission.
+  virtual std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const = 0;
+};
+
+}  // namespace hetsim

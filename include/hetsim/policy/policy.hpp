@@ -1,0 +1,93 @@
+#pragma once
+/// The scheduling-policy interface: who runs, on how many GPUs of which type. Policies see const
+/// views only and answer with a Decision; the mechanism validates and applies it.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/sched/job_runtime.hpp"
+
+namespace hetsim {
+
+/// One allocation a policy asks for. Either `gpus` lists exact GPUs (topology-aware policies), or it
+/// is empty and the mechanism's placement policy picks `gpu_count` GPUs of `gpu_type`.
+/// For a running job, the same type and count (and no exact GPUs) means "keep what you have".
+struct AllocationRequest {
+  JobIndex job = 0;
+  GpuTypeId gpu_type = 0;
+  int gpu_count = 0;
+  std::vector<GpuId> gpus;
+};
+
+/// A policy's answer for one scheduling pass. Jobs in neither list keep their current state.
+/// `preempt` lists running jobs to stop; `allocate` lists jobs to start, keep, move or resize, in
+/// the order they should be placed.
+struct Decision {
+  std::vector<JobIndex> preempt;
+  std::vector<AllocationRequest> allocate;
+};
+
+/// Read-only view of the simulation for a policy at one scheduling pass.
+class SchedulerContext {
+ public:
+  SchedulerContext(SimTime now, const ClusterState& state, const ThroughputModel& model,
+                   const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
+                   const std::set<JobIndex>& running)
+      : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running) {}
+
+  /// Current simulated time.
+  SimTime now() const { return now_; }
+  const Cluster& cluster() const { return state_->cluster(); }
+  /// Free/used GPUs right now.
+  const ClusterState& state() const { return *state_; }
+  /// The throughput model policies plan with.
+  const ThroughputModel& model() const { return *model_; }
+  /// Admitted jobs waiting for GPUs, in arrival order (job index order).
+  const std::set<JobIndex>& pending() const { return *pending_; }
+  /// Jobs holding GPUs, in arrival order.
+  const std::set<JobIndex>& running() const { return *running_; }
+  /// State of any job.
+  const JobRuntime& job(JobIndex j) const { return (*jobs_)[static_cast<std::size_t>(j)]; }
+  /// Remaining work of a job brought up to now (without changing it).
+  double remaining_work(JobIndex j) const;
+  /// Rate of `job` on `count` GPUs of `type`, consolidated when the count fits on one node.
+  double rate_on_type(const JobSpec& job, GpuTypeId type, int count) const;
+
+ private:
+  SimTime now_;
+  const ClusterState* state_;
+  const ThroughputModel* model_;
+  const std::vector<JobRuntime>* jobs_;
+  const std::set<JobIndex>* pending_;
+  const std::set<JobIndex>* running_;
+};
+
+/// Declared parameter of a policy, printed by `hetsim list policies`.
+struct PolicyParamInfo {
+  std::string name;
+  std::string default_value;
+  std::string help;
+};
+
+/// Policy parameters given on the command line (`--param key=value`), checked against the
+/// declared ones by the registry before a policy is built.
+using PolicyParams = std::map<std::string, std::string>;
+
+/// A scheduling policy. Implementations live one per file under src/policy/, each citing the
+/// paper it follows, and are registered by name in policy_registry.cpp.
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  /// Registered name.
+  virtual std::string name() const = 0;
+  /// Decides who runs now. Called after every instant at which jobs arrived or completed.
+  virtual Decision schedule(const SchedulerContext& ctx) = 0;
+};
+
+}  // namespace hetsim

@@ -1,0 +1,49 @@
+#pragma once
+/// The one registry of scheduling policies, by name. No global state: a PolicyRegistry value is
+/// built by make_default_registry() and passed to whoever needs it.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsim/policy/policy.hpp"
+
+namespace hetsim {
+
+/// Everything needed to list and build one policy.
+struct PolicyInfo {
+  std::string name;
+  std::string summary;  ///< one line: what it does
+  std::string source;   ///< the paper or system it follows
+  std::vector<PolicyParamInfo> params;
+  /// Builds the policy; receives the checked parameters (defaults filled in) and the run seed.
+  std::function<std::unique_ptr<SchedulingPolicy>(const PolicyParams&, std::uint64_t seed)> make;
+};
+
+/// Policies by name, in registration order.
+class PolicyRegistry {
+ public:
+  /// Adds a policy; throws std::logic_error on a duplicate name.
+  void add(PolicyInfo info);
+  /// All policies in registration order.
+  const std::vector<PolicyInfo>& all() const { return policies_; }
+  /// Looks a policy up; nullptr when unknown.
+  const PolicyInfo* find(const std::string& name) const;
+  /// Builds a policy. Throws InputError (field "--policy" or "--param") for an unknown policy name
+  /// (listing the known ones), an undeclared parameter or a malformed value.
+  std::unique_ptr<SchedulingPolicy> make(const std::string& name, const PolicyParams& params,
+                                         std::uint64_t seed) const;
+
+ private:
+  std::vector<PolicyInfo> policies_;
+};
+
+/// The registry with every built-in policy.
+PolicyRegistry make_default_registry();
+
+/// Helpers for policy factories: read a declared parameter as a number; throw InputError on junk.
+double param_double(const PolicyParams& params, const std::string& key);
+/// Reads a declared parameter as text.
+const std::string& param_string(const PolicyParams& params, const std::string& key);
+
+}  // namespace hetsim

@@ -1,0 +1,49 @@
+#pragma once
+/// One simulation run from its inputs: the API the CLI, `compare` and the tests share.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsim/metrics/summary.hpp"
+#include "hetsim/policy/registry.hpp"
+#include "hetsim/sched/mechanism.hpp"
+#include "hetsim/trace/trace_reader.hpp"
+
+namespace hetsim {
+
+/// Everything that defines a run (what `hetsim run` parses its flags into).
+struct RunSpec {
+  std::string cluster = "default";      ///< preset name or cluster JSON file
+  std::string trace;                    ///< trace file; empty = the built-in synthetic workload
+  TraceFormat format = TraceFormat::Auto;
+  TraceOptions trace_options;
+  std::string throughputs;              ///< throughput table file; empty = duration model
+  std::string policy = "fifo";
+  PolicyParams params;
+  std::string placement = "consolidate";
+  MechanismConfig mechanism;
+  std::uint64_t seed = 0;
+};
+
+/// What a run produces.
+struct RunOutput {
+  RunInfo info;
+  RunSummary summary;
+  std::vector<JobRecord> records;
+  MechanismStats stats;
+};
+
+/// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).
+RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry);
+
+/// Runs already-loaded inputs (tests use this to build tiny clusters and traces in code).
+RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                   SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
+                   RunInfo info);
+
+/// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
+/// written.
+void write_run_outputs(const std::string& dir, const RunOutput& output);
+
+}  // namespace hetsim

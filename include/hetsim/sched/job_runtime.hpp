@@ -1,0 +1,39 @@
+#pragma once
+/// Run-time state of one job, owned by the mechanism; policies read it through SchedulerContext.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/engine/sim_time.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim {
+
+/// Life cycle of a job. Pending and Running are "active"; the last three are final.
+enum class JobStatus : std::uint8_t { NotArrived, Pending, Running, Completed, Rejected, Unfinished };
+
+/// Lower-case name as written to jobs.csv ("completed", "rejected", "unfinished", ...).
+const char* to_string(JobStatus status);
+
+/// Mutable per-job state. Progress is exact: `remaining_work` is correct as of `updated`, and the
+/// job advances at `rate` (work units/s) from max(updated, resume_at) on.
+struct JobRuntime {
+  const JobSpec* spec = nullptr;
+  JobIndex index = 0;
+  JobStatus status = JobStatus::NotArrived;
+  std::vector<GpuId> gpus;        ///< current allocation (empty unless Running)
+  GpuTypeId gpu_type = -1;        ///< type of the current allocation (-1 when none)
+  double remaining_work = 0.0;    ///< in spec->unit, as of `updated`
+  double rate = 0.0;              ///< work units per second on the current allocation
+  SimTime updated;                ///< time remaining_work was last brought up to date
+  SimTime resume_at;              ///< end of the current restart overhead (no progress before)
+  SimTime allocated_since;        ///< when the current allocation began
+  double attained_gpu_s = 0.0;    ///< GPU-seconds held so far (as of `updated`)
+  int preemptions = 0;            ///< times the job lost all its GPUs before finishing
+  int restarts = 0;               ///< allocation changes that paid the restart overhead
+  std::uint64_t generation = 0;   ///< bumped on every allocation change; stale completions skip
+  std::string reason;             ///< rejection or unfinished reason
+};
+
+}  // namespace hetsim

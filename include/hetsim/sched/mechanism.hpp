@@ -1,0 +1,98 @@
+#pragma once
+/// The scheduling mechanism: turns engine events into job state changes, asks the policy what to
+/// run, validates and applies its decision, keeps every job's progress exact and schedules
+/// completions. It knows no particular policy.
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/engine/simulation.hpp"
+#include "hetsim/metrics/job_event.hpp"
+#include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/policy/policy.hpp"
+#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/sched/placement.hpp"
+
+namespace hetsim {
+
+/// Mechanism settings (one struct, not a long argument list).
+struct MechanismConfig {
+  /// Seconds without progress paid at every start of an allocation (first start, resume after
+  /// preemption, move, resize). 0 = free restarts (default).
+  double restart_overhead_s = 0.0;
+  /// 0 = event-driven (the policy runs after every instant with an arrival or completion).
+  /// > 0 = round mode: the policy runs every interval_s seconds.
+  double interval_s = 0.0;
+  /// In round mode, also run the policy at arrivals.
+  bool schedule_on_arrival = false;
+  /// Stop at this time (seconds); jobs not done are reported unfinished. nullopt = run to the end.
+  std::optional<double> until_s;
+};
+
+/// Counters of one run that are not per job.
+struct MechanismStats {
+  std::uint64_t events = 0;
+  std::uint64_t scheduling_passes = 0;
+  std::uint64_t refused_requests = 0;  ///< policy requests the mechanism refused (see warnings)
+  std::vector<std::string> warnings;   ///< first few refused requests, for the user
+  SimTime end;                         ///< time of the last event handled
+};
+
+/// Runs one simulation. Construct, then call run() once.
+class Mechanism final : public EventHandler {
+ public:
+  /// All references must outlive the Mechanism. `sinks` receive every JobEvent in order.
+  Mechanism(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+            SchedulingPolicy& policy, const PlacementPolicy& placement, MechanismConfig config,
+            std::vector<JobEventSink*> sinks);
+
+  /// Replays the workload to the end (or the horizon) and returns the counters. Every job ends
+  /// Completed, Rejected or Unfinished.
+  MechanismStats run();
+  /// Final per-job state (valid after run()).
+  const std::vector<JobRuntime>& jobs() const { return jobs_; }
+
+  void handle(const Event& event) override;
+
+ private:
+  void on_arrival(JobIndex j);
+  void on_completion(JobIndex j, std::uint64_t generation);
+  void on_round_tick();
+  void on_end();
+  void request_pass();
+  void run_policy();
+  void apply(const Decision& decision);
+  std::optional<std::string> admission_error(const JobSpec& spec) const;
+  void advance(JobRuntime& job);
+  void stop_job(JobRuntime& job, std::string_view reason, bool preemption);
+  void start_job(JobRuntime& job, std::vector<GpuId> gpus);
+  void finish_job(JobRuntime& job);
+  void refuse(const std::string& why);
+  void emit(JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus, std::string_view reason = {},
+            bool restart = false);
+  bool all_done() const;
+
+  const Cluster& cluster_;
+  const Workload& workload_;
+  const ThroughputModel& model_;
+  SchedulingPolicy& policy_;
+  const PlacementPolicy& placement_;
+  MechanismConfig config_;
+  std::vector<JobEventSink*> sinks_;
+
+  Simulation sim_;
+  ClusterState state_;
+  std::vector<JobRuntime> jobs_;
+  std::set<JobIndex> pending_;
+  std::set<JobIndex> running_;
+  std::size_t final_jobs_ = 0;     // completed + rejected
+  bool pass_requested_ = false;
+  bool tick_scheduled_ = false;
+  std::optional<SimTime> first_tick_;  // anchor of the round grid
+  bool ended_ = false;
+  MechanismStats stats_;
+};
+
+}  // namespace hetsim

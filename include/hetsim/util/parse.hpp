@@ -1,0 +1,32 @@
+#pragma once
+/// Small strict parsers shared by every reader: a value either parses completely or the reader
+/// throws an InputError that names where it came from.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetsim {
+
+/// Where a value came from, for error messages.
+struct SourcePos {
+  std::string_view file;
+  std::size_t line = 0;
+  std::string_view field;
+};
+
+/// Parses a finite double; the whole (trimmed) text must be consumed. Throws InputError.
+double parse_double(std::string_view text, const SourcePos& pos);
+/// Parses a base-10 integer; the whole (trimmed) text must be consumed. Accepts "4.0" only when the
+/// fraction is zero (some traces write counts as floats). Throws InputError.
+long long parse_int(std::string_view text, const SourcePos& pos);
+/// Removes leading and trailing blanks (spaces, tabs, CR).
+std::string_view trim(std::string_view text);
+/// Splits one line on `sep` without quoting rules (the formats hetsim reads do not quote).
+std::vector<std::string_view> split(std::string_view line, char sep);
+/// Lower-cases ASCII.
+std::string to_lower(std::string_view text);
+/// Reads a whole file; throws InputError naming the file when it cannot be opened.
+std::string read_file(const std::string& path);
+
+}  // namespace hetsim

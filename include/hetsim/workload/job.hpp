@@ -1,0 +1,50 @@
+#pragma once
+/// A job as read from a trace: immutable for the whole run. Run-time state lives in the mechanism.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsim/engine/sim_time.hpp"
+
+namespace hetsim {
+
+using JobIndex = std::int64_t;  ///< Position of a job in the run's job list (0-based, submit order).
+
+/// What a job's work is counted in. The throughput model gives a rate in the same unit.
+enum class WorkUnit : std::uint8_t {
+  Iterations,        ///< training steps (Gavel traces, native traces with `iterations`)
+  Epochs,            ///< passes over the data set (Heet prototype traces)
+  ReferenceSeconds,  ///< seconds of run time at the requested GPU count on a speed-1.0 GPU (duration-only traces)
+};
+
+/// Name of a work unit as written in outputs and docs ("iterations", "epochs", "reference_seconds").
+const char* to_string(WorkUnit unit);
+
+/// One training job from a trace.
+struct JobSpec {
+  std::string id;                  ///< unique within the run (trace id, or "<format>-<line>")
+  SimTime submit;                  ///< arrival time, relative to the trace start
+  std::string job_type;            ///< model/job key understood by the throughput model ("" = none)
+  int requested_gpus = 1;          ///< GPUs the user asked for (the scale factor)
+  int min_gpus = 0;                ///< elastic range; rigid jobs have min = max = requested
+  int max_gpus = 0;
+  double work = 0.0;               ///< total work in `unit`; 0 = completes on arrival
+  WorkUnit unit = WorkUnit::ReferenceSeconds;
+  int global_batch_size = 0;       ///< 0 = unknown / not used
+  double priority_weight = 1.0;
+  std::string source_file;         ///< where the job was read (for error messages)
+  std::size_t source_line = 0;     ///< 1-based line in source_file
+  /// A reason this job must be rejected at admission, found while reading (for example a negative
+  /// duration). Empty = valid. The run rejects it with this reason instead of dropping it.
+  std::string invalid_reason;
+};
+
+/// The jobs of one trace, sorted by submit time (stable: equal times keep file order).
+struct Workload {
+  std::vector<JobSpec> jobs;
+  std::string source;  ///< file the jobs came from
+  std::string format;  ///< reader that produced them
+};
+
+}  // namespace hetsim

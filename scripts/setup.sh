@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hetsim needs, only those missing. Idempotent; silent when all are
+# present. Run as root (or with sudo available) on Debian 12.
+set -euo pipefail
+packages=(
+  build-essential cmake          # compiler and build
+  libboost-graph-dev             # cluster topology graph (Boost.Graph)
+  nlohmann-json3-dev             # JSON specs, tables and outputs
+  libcli11-dev                   # command line
+  libfmt-dev                     # formatting
+  catch2                         # tests (Catch2 v2)
+  libeigen3-dev                  # least squares, tensor completion
+  libglpk-dev                    # LP/ILP policies (GLPK)
+  python3-matplotlib python3-pandas  # scripts/plot.py
+  time                           # /usr/bin/time for the benchmarks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,27 @@
+#pragma once
+// The hetsim CLI's subcommands. Each file src/app/cmd_*.cpp adds one subcommand to the CLI11 app
+// and returns the action to run when it was chosen; main.cpp owns the error handling and exit codes.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "hetsim/policy/registry.hpp"
+
+namespace hetsim::app {
+
+/// Exit codes shared by every command (documented in the README).
+enum ExitCode : int {
+  kOk = 0,
+  kInternalError = 1,  ///< a bug in hetsim: please report it
+  kInputError = 2,     ///< bad input: file, line and field are named; nothing was simulated
+  kJobsRejected = 3,   ///< the run finished and wrote its outputs, but some jobs were rejected
+};
+
+/// Action of a chosen subcommand: returns the exit code.
+using Action = std::function<int()>;
+
+/// Adds `run` (one simulation).
+Action add_run_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `list` (policies, presets, formats, placements).
+Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
+
+}  // namespace hetsim::app

@@ -1,0 +1,38 @@
+// hetsim: command-line entry point. Parses the subcommand, runs it, and maps errors to exit codes
+// (InputError -> 2 with the file/line/field message; anything else -> 1).
+#include <exception>
+#include <fmt/core.h>
+#include <vector>
+
+#include "commands.hpp"
+#include "hetsim/util/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace hetsim;
+  PolicyRegistry registry = make_default_registry();
+  CLI::App app{"hetsim: discrete-event simulator of heterogeneous GPU clusters for deep-learning training"};
+  app.require_subcommand(0, 1);
+  std::vector<std::pair<CLI::App*, app::Action>> commands;
+  // Each add_* creates one subcommand; remember it with its action.
+  auto add = [&](const char* name, app::Action action) { commands.emplace_back(app.get_subcommand(name), std::move(action)); };
+  add("run", app::add_run_command(app, registry));
+  add("list", app::add_list_command(app, registry));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : app::kInputError;
+  }
+  try {
+    for (auto& [sub, action] : commands)
+      if (sub->parsed()) return action();
+    fmt::print("{}", app.help());
+    return 0;
+  } catch (const InputError& e) {
+    fmt::print(stderr, "hetsim: error: {}\n", e.what());
+    return app::kInputError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hetsim: internal error: {}\n", e.what());
+    return app::kInternalError;
+  }
+}

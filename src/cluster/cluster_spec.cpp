@@ -1,0 +1,218 @@
+#include "hetsim/cluster/cluster_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <initializer_list>
+#include <map>
+#include <string_view>
+
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
+
+namespace hetsim {
+namespace {
+
+using nlohmann::json;
+
+// Upper bound on "count" and "gpus": far above any real cluster, low enough that a typo cannot
+// make the simulator allocate gigabytes of per-GPU state.
+constexpr long long kMaxCount = 100'000;
+
+std::string child(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : fmt::format("{}.{}", prefix, key);
+}
+
+std::string element(std::string_view array, std::size_t i) { return fmt::format("{}[{}]", array, i); }
+
+// A misspelt optional key would otherwise be silently ignored and its default used instead.
+void reject_unknown_keys(const json& obj, std::initializer_list<std::string_view> allowed, const std::string& prefix,
+                         const std::string& source) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      throw InputError(source, 0, child(prefix, key), fmt::format("unknown key; expected one of: {}", fmt::join(allowed, ", ")));
+  }
+}
+
+const json& require_object(const json& v, const std::string& field, const std::string& source) {
+  if (!v.is_object()) throw InputError(source, 0, field, fmt::format("expected an object, got {}", v.type_name()));
+  return v;
+}
+
+const json& require_array(const json& v, const std::string& field, const std::string& source) {
+  if (!v.is_array()) throw InputError(source, 0, field, fmt::format("expected an array, got {}", v.type_name()));
+  return v;
+}
+
+std::string as_name(const json& v, const std::string& field, const std::string& source) {
+  if (!v.is_string()) throw InputError(source, 0, field, fmt::format("expected a string, got {}", v.type_name()));
+  std::string s = v.get<std::string>();
+  if (trim(s).empty()) throw InputError(source, 0, field, "must not be empty");
+  return s;
+}
+
+double as_number(const json& v, const std::string& field, const std::string& source) {
+  if (!v.is_number()) throw InputError(source, 0, field, fmt::format("expected a number, got {}", v.type_name()));
+  return v.get<double>();
+}
+
+// Counts must be whole; 4.0 is accepted because JSON writers in other languages emit it.
+int as_count(const json& v, const std::string& field, const std::string& source) {
+  if (!v.is_number()) throw InputError(source, 0, field, fmt::format("expected a whole number, got {}", v.type_name()));
+  const double d = v.get<double>();
+  if (std::floor(d) != d) throw InputError(source, 0, field, fmt::format("expected a whole number, got {}", v.dump()));
+  if (d < 1 || d > static_cast<double>(kMaxCount))
+    throw InputError(source, 0, field, fmt::format("must be between 1 and {}, got {}", kMaxCount, v.dump()));
+  return static_cast<int>(d);
+}
+
+const json* find(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+Cluster cluster_from_json(const json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(source, 0, "", fmt::format("a cluster spec must be a JSON object, got {}", j.type_name()));
+  reject_unknown_keys(j, {"name", "gpu_types", "racks", "nodes"}, "", source);
+
+  std::string name = std::filesystem::path(source).stem().string();
+  if (const json* v = find(j, "name")) name = as_name(*v, "name", source);
+  if (name.empty()) name = "cluster";
+
+  // GPU types. Names are matched case-insensitively, as the Cluster stores them lower-case.
+  const json* types_json = find(j, "gpu_types");
+  if (!types_json) throw InputError(source, 0, "gpu_types", "missing; list the GPU types the nodes use");
+  std::vector<GpuType> types;
+  std::map<std::string, GpuTypeId> type_ids;
+  for (std::size_t i = 0; i < require_array(*types_json, "gpu_types", source).size(); ++i) {
+    const std::string at = element("gpu_types", i);
+    const json& t = require_object((*types_json)[i], at, source);
+    reject_unknown_keys(t, {"name", "memory_gb", "relative_speed"}, at, source);
+    GpuType type;
+    const json* n = find(t, "name");
+    if (!n) throw InputError(source, 0, child(at, "name"), "missing");
+    type.name = as_name(*n, child(at, "name"), source);
+    if (const json* m = find(t, "memory_gb")) {
+      type.memory_gb = as_number(*m, child(at, "memory_gb"), source);
+      if (type.memory_gb < 0.0) throw InputError(source, 0, child(at, "memory_gb"), "must not be negative");
+    }
+    if (const json* s = find(t, "relative_speed")) {
+      type.relative_speed = as_number(*s, child(at, "relative_speed"), source);
+      if (!(type.relative_speed > 0.0)) throw InputError(source, 0, child(at, "relative_speed"), "must be positive");
+    }
+    if (!type_ids.emplace(to_lower(type.name), static_cast<GpuTypeId>(i)).second)
+      throw InputError(source, 0, child(at, "name"), fmt::format("duplicate GPU type '{}'", type.name));
+    types.push_back(std::move(type));
+  }
+  if (types.empty()) throw InputError(source, 0, "gpu_types", "must list at least one GPU type");
+
+  // Racks: optional, because most specs only need one.
+  std::vector<Rack> racks;
+  std::map<std::string, RackId> rack_ids;
+  if (const json* racks_json = find(j, "racks")) {
+    for (std::size_t i = 0; i < require_array(*racks_json, "racks", source).size(); ++i) {
+      const std::string at = element("racks", i);
+      const json& r = require_object((*racks_json)[i], at, source);
+      reject_unknown_keys(r, {"name"}, at, source);
+      const json* n = find(r, "name");
+      if (!n) throw InputError(source, 0, child(at, "name"), "missing");
+      Rack rack{as_name(*n, child(at, "name"), source)};
+      if (!rack_ids.emplace(rack.name, static_cast<RackId>(i)).second)
+        throw InputError(source, 0, child(at, "name"), fmt::format("duplicate rack '{}'", rack.name));
+      racks.push_back(std::move(rack));
+    }
+    if (racks.empty())
+      throw InputError(source, 0, "racks", "must list at least one rack (or be left out for a single rack \"rack0\")");
+  } else {
+    racks.push_back(Rack{"rack0"});
+    rack_ids.emplace("rack0", 0);
+  }
+
+  // Nodes, expanded by "count". Names are checked here rather than by Cluster so that the error
+  // points at the spec entry, not at the expanded node index.
+  const json* nodes_json = find(j, "nodes");
+  if (!nodes_json) throw InputError(source, 0, "nodes", "missing; list the nodes of the cluster");
+  std::vector<Node> nodes;
+  std::map<std::string, std::string> name_origin;  // node name -> spec entry that produced it
+  std::vector<int> unnamed_per_type(types.size(), 0);
+  for (std::size_t i = 0; i < require_array(*nodes_json, "nodes", source).size(); ++i) {
+    const std::string at = element("nodes", i);
+    const json& n = require_object((*nodes_json)[i], at, source);
+    reject_unknown_keys(n, {"name", "gpu_type", "gpus", "rack", "count"}, at, source);
+
+    const json* type_json = find(n, "gpu_type");
+    if (!type_json) throw InputError(source, 0, child(at, "gpu_type"), "missing");
+    const std::string type_name = as_name(*type_json, child(at, "gpu_type"), source);
+    auto type_it = type_ids.find(to_lower(type_name));
+    if (type_it == type_ids.end()) {
+      std::vector<std::string> declared;
+      for (const auto& t : types) declared.push_back(to_lower(t.name));
+      throw InputError(source, 0, child(at, "gpu_type"),
+                       fmt::format("unknown GPU type '{}'; gpu_types declares: {}", type_name, fmt::join(declared, ", ")));
+    }
+    const GpuTypeId type = type_it->second;
+
+    const json* gpus_json = find(n, "gpus");
+    if (!gpus_json) throw InputError(source, 0, child(at, "gpus"), "missing");
+    const int gpus = as_count(*gpus_json, child(at, "gpus"), source);
+
+    RackId rack = 0;
+    if (const json* r = find(n, "rack")) {
+      const std::string rack_name = as_name(*r, child(at, "rack"), source);
+      auto rack_it = rack_ids.find(rack_name);
+      if (rack_it == rack_ids.end())
+        throw InputError(source, 0, child(at, "rack"), fmt::format("unknown rack '{}'", rack_name));
+      rack = rack_it->second;
+    } else if (racks.size() > 1) {
+      throw InputError(source, 0, child(at, "rack"), "missing; required when the cluster has more than one rack");
+    }
+
+    const int count = find(n, "count") ? as_count(n["count"], child(at, "count"), source) : 1;
+    std::optional<std::string> base;
+    if (const json* nm = find(n, "name")) base = as_name(*nm, child(at, "name"), source);
+
+    for (int k = 0; k < count; ++k) {
+      std::string node_name;
+      if (!base)
+        node_name = fmt::format("{}-{}", types[static_cast<std::size_t>(type)].name,
+                                unnamed_per_type[static_cast<std::size_t>(type)]++);
+      else
+        node_name = count > 1 ? fmt::format("{}-{}", *base, k) : *base;
+      if (auto [it, fresh] = name_origin.emplace(node_name, at); !fresh)
+        throw InputError(source, 0, child(at, "name"),
+                         fmt::format("node name '{}' is already used by {}", node_name, it->second));
+      nodes.push_back(Node{std::move(node_name), type, gpus, rack, 0});
+    }
+  }
+  return Cluster(std::move(name), std::move(types), std::move(racks), std::move(nodes), source);
+}
+
+Cluster load_cluster_spec(const std::string& path) {
+  const std::string text = read_file(path);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann reports a byte offset; the line is what a user can jump to.
+    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
+    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
+  }
+  return cluster_from_json(j, path);
+}
+
+Cluster resolve_cluster(const std::string& preset_or_file) {
+  if (auto preset = make_preset(preset_or_file)) return std::move(*preset);
+  std::error_code ec;
+  if (!preset_or_file.empty() && std::filesystem::exists(preset_or_file, ec)) return load_cluster_spec(preset_or_file);
+  std::vector<std::string> names;
+  for (const auto& [name, description] : list_presets()) names.push_back(name);
+  throw InputError(preset_or_file, 0, "cluster",
+                   fmt::format("neither a cluster preset ({}) nor an existing cluster spec file", fmt::join(names, ", ")));
+}
+
+}  // namespace hetsim

@@ -1,0 +1,99 @@
+// Built-in clusters, so common runs need no spec file. Each mirrors the cluster of a paper's
+// experiments; GPU type names are lower-case to match the throughput tables' keys.
+#include <fmt/format.h>
+
+#include "hetsim/cluster/cluster_spec.hpp"
+
+namespace hetsim {
+namespace {
+
+// Memory per GPU model (GB). The V100 is the 16 GB part, as in Gavel's and Heet's testbeds.
+constexpr double kV100MemoryGb = 16.0;
+constexpr double kP100MemoryGb = 16.0;
+constexpr double kK80MemoryGb = 12.0;
+constexpr double kT4MemoryGb = 16.0;
+constexpr double kA10MemoryGb = 24.0;
+
+// Appends `count` nodes of `gpus_per_node` GPUs named "<type>-0", "<type>-1", ... like unnamed
+// nodes in a spec file.
+void add_nodes(std::vector<Node>& nodes, const std::vector<GpuType>& types, GpuTypeId type, int count,
+               int gpus_per_node, RackId rack = 0, int first_index = 0) {
+  for (int i = 0; i < count; ++i)
+    nodes.push_back(Node{fmt::format("{}-{}", types[static_cast<std::size_t>(type)].name, first_index + i), type,
+                         gpus_per_node, rack, 0});
+}
+
+// Gavel's three-type simulated cluster with `nodes_per_type` 4-GPU servers of each type. The
+// relative speeds (rough V100 : P100 : K80 ratios) only matter to the duration model; Gavel's
+// table has measured rates per type.
+Cluster gavel_cluster(const std::string& name, int nodes_per_type) {
+  std::vector<GpuType> types{{"v100", kV100MemoryGb, 1.0}, {"p100", kP100MemoryGb, 0.6}, {"k80", kK80MemoryGb, 0.25}};
+  std::vector<Node> nodes;
+  for (GpuTypeId t = 0; t < 3; ++t) add_nodes(nodes, types, t, nodes_per_type, 4);
+  return Cluster(name, std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:" + name);
+}
+
+struct Preset {
+  const char* name;
+  const char* description;
+  Cluster (*build)();
+};
+
+Cluster build_default() {
+  std::vector<GpuType> types{{"v100", kV100MemoryGb, 1.0}, {"k80", kK80MemoryGb, 0.4}};
+  std::vector<Node> nodes;
+  add_nodes(nodes, types, 0, 2, 4);
+  add_nodes(nodes, types, 1, 2, 4);
+  return Cluster("default", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:default");
+}
+
+Cluster build_gavel_24() { return gavel_cluster("gavel-24", 2); }
+Cluster build_gavel_108() { return gavel_cluster("gavel-108", 9); }
+
+Cluster build_heet_12() {
+  // The Heet prototype's testbed: one 4-GPU host per type (profiles.json, "cluster").
+  std::vector<GpuType> types{{"a10", kA10MemoryGb, 1.0}, {"v100", kV100MemoryGb, 1.0}, {"t4", kT4MemoryGb, 1.0}};
+  std::vector<Node> nodes;
+  for (GpuTypeId t = 0; t < 3; ++t) add_nodes(nodes, types, t, 1, 4);
+  return Cluster("heet-12", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:heet-12");
+}
+
+Cluster build_philly_2048() {
+  // The Philly trace does not say which GPU model a job ran on, so one generic type stands in.
+  constexpr int kRacks = 8;
+  constexpr int kNodesPerRack = 32;
+  std::vector<GpuType> types{{"gpu", 0.0, 1.0}};
+  std::vector<Rack> racks;
+  std::vector<Node> nodes;
+  for (int r = 0; r < kRacks; ++r) {
+    racks.push_back(Rack{fmt::format("rack{}", r)});
+    add_nodes(nodes, types, 0, kNodesPerRack, 8, r, r * kNodesPerRack);
+  }
+  return Cluster("philly-2048", std::move(types), std::move(racks), std::move(nodes), "preset:philly-2048");
+}
+
+constexpr Preset kPresets[] = {
+    {"default", "8 v100 (speed 1.0) + 8 k80 (speed 0.4) on four 4-GPU nodes, one rack; used when no cluster is given",
+     build_default},
+    {"gavel-24", "Gavel's small simulated cluster: 8 v100 + 8 p100 + 8 k80, 4 GPUs per node, one rack", build_gavel_24},
+    {"gavel-108", "Gavel's simulated cluster: 36 v100 + 36 p100 + 36 k80, 4 GPUs per node, one rack", build_gavel_108},
+    {"heet-12", "Heet's prototype testbed: one 4-GPU host each of a10, v100, t4", build_heet_12},
+    {"philly-2048", "Philly-sized cluster: 256 nodes x 8 GPUs of one generic type 'gpu', 8 racks of 32 nodes",
+     build_philly_2048},
+};
+
+}  // namespace
+
+std::optional<Cluster> make_preset(const std::string& name) {
+  for (const Preset& p : kPresets)
+    if (name == p.name) return p.build();
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> list_presets() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Preset& p : kPresets) out.emplace_back(p.name, p.description);
+  return out;
+}
+
+}  // namespace hetsim

@@ -1,0 +1,68 @@
+#include "hetsim/metrics/recorder.hpp"
+
+#include <algorithm>
+
+namespace hetsim {
+
+RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs, double restart_overhead_s)
+    : cluster_(cluster),
+      restart_overhead_s_(restart_overhead_s),
+      records_(jobs),
+      alloc_since_s_(jobs, 0.0),
+      types_used_(jobs, std::vector<char>(cluster.gpu_types().size(), 0)),
+      busy_by_type_(cluster.gpu_types().size(), 0.0) {}
+
+void RunRecorder::on_event(const JobEvent& e) {
+  auto i = static_cast<std::size_t>(e.job);
+  JobRecord& r = records_[i];
+  const double now = e.time.seconds();
+  switch (e.kind) {
+    case JobEventKind::Arrived:
+    case JobEventKind::Rejected:
+      r.job_id = e.spec->id;
+      r.submit_s = e.spec->submit.seconds();
+      r.requested_gpus = e.spec->requested_gpus;
+      if (e.kind == JobEventKind::Rejected) {
+        r.status = "rejected";
+        r.reason = std::string(e.reason);
+      }
+      break;
+    case JobEventKind::Started:
+      if (r.start_s < 0) r.start_s = now;
+      r.gpus = static_cast<int>(e.gpus.size());
+      alloc_since_s_[i] = now;
+      for (GpuId g : e.gpus) types_used_[i][static_cast<std::size_t>(cluster_.type_of(g))] = 1;
+      if (e.restart) ++r.restarts;
+      r.gpu_types.clear();
+      for (std::size_t t = 0; t < types_used_[i].size(); ++t) {
+        if (!types_used_[i][t]) continue;
+        if (!r.gpu_types.empty()) r.gpu_types += '|';
+        r.gpu_types += cluster_.gpu_types()[t].name;
+      }
+      break;
+    case JobEventKind::Stopped:
+    case JobEventKind::Completed: {
+      double held = now - alloc_since_s_[i];
+      for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
+      r.gpu_s += held * static_cast<double>(e.gpus.size());
+      // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
+      if (!e.gpus.empty() && restart_overhead_s_ > 0.0) r.restart_s += std::min(held, restart_overhead_s_);
+      if (e.kind == JobEventKind::Stopped && e.reason == "preempted") ++r.preemptions;
+      if (e.kind == JobEventKind::Completed) {
+        r.finish_s = now;
+        if (r.start_s < 0) r.start_s = now;  // zero-work job: done on arrival
+        r.status = "completed";
+      }
+      break;
+    }
+    case JobEventKind::Unfinished:
+      r.job_id = e.spec->id;
+      r.submit_s = e.spec->submit.seconds();
+      r.requested_gpus = e.spec->requested_gpus;
+      r.status = "unfinished";
+      r.reason = std::string(e.reason);
+      break;
+  }
+}
+
+}  // namespace hetsim

@@ -1,0 +1,157 @@
+#include "hetsim/metrics/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace hetsim {
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  double pos = q / 100.0 * static_cast<double>(values.size() - 1);
+  auto lo = static_cast<std::size_t>(std::floor(pos));
+  auto hi = std::min(lo + 1, values.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
+  RunSummary s;
+  const auto& records = recorder.records();
+  s.jobs_read = records.size();
+  std::vector<double> jcts;
+  double first_submit = std::numeric_limits<double>::infinity();
+  double last_finish = -std::numeric_limits<double>::infinity();
+  double queue_sum = 0.0;
+  std::size_t started = 0;
+  for (const JobRecord& r : records) {
+    if (r.status == "completed") {
+      ++s.completed;
+      jcts.push_back(r.jct_s());
+      last_finish = std::max(last_finish, r.finish_s);
+    } else if (r.status == "rejected") {
+      ++s.rejected;
+      continue;
+    } else {
+      ++s.unfinished;
+    }
+    first_submit = std::min(first_submit, r.submit_s);
+    if (r.start_s >= 0) {
+      ++started;
+      queue_sum += r.queueing_s();
+    }
+    s.preemptions += r.preemptions;
+    s.restarts += r.restarts;
+    s.restart_s += r.restart_s;
+  }
+  if (!jcts.empty()) {
+    double sum = 0.0;
+    for (double j : jcts) sum += j;
+    s.jct_mean_s = sum / static_cast<double>(jcts.size());
+    s.jct_p50_s = percentile(jcts, 50);
+    s.jct_p95_s = percentile(jcts, 95);
+    s.jct_p99_s = percentile(jcts, 99);
+    s.makespan_s = last_finish - first_submit;
+  }
+  if (started > 0) s.queueing_mean_s = queue_sum / static_cast<double>(started);
+  s.end_s = recorder.end().seconds();
+  double window = std::isfinite(first_submit) ? s.end_s - first_submit : 0.0;
+  double busy_total = 0.0;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+    const std::string& name = cluster.gpu_types()[t].name;
+    double busy = recorder.busy_gpu_s_by_type()[t];
+    busy_total += busy;
+    double avail = window * cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+    s.utilization_by_type[name] = avail > 0 ? busy / avail : 0.0;
+    s.gpu_hours_by_type[name] = busy / 3600.0;
+  }
+  double avail_total = window * cluster.total_gpus();
+  s.utilization = avail_total > 0 ? busy_total / avail_total : 0.0;
+  return s;
+}
+
+namespace {
+std::string seconds_cell(double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); }
+// Reasons may contain commas or quotes; quote them the CSV way.
+std::string csv_text(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
+}  // namespace
+
+void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
+  out << "job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,restarts,"
+         "restart_s,gpu_s,status,reason\n";
+  for (const JobRecord& r : records) {
+    bool done = r.status == "completed";
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", csv_text(r.job_id),
+               seconds_cell(r.submit_s), seconds_cell(r.start_s), done ? seconds_cell(r.finish_s) : "",
+               done ? seconds_cell(r.jct_s()) : "", r.start_s >= 0 ? seconds_cell(r.queueing_s()) : "", r.gpus,
+               r.requested_gpus, r.gpu_types, r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
+               csv_text(r.reason));
+  }
+}
+
+void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& info) {
+  nlohmann::ordered_json j;
+  j["jobs_read"] = s.jobs_read;
+  j["completed"] = s.completed;
+  j["rejected"] = s.rejected;
+  j["unfinished"] = s.unfinished;
+  j["jct_mean_s"] = round6(s.jct_mean_s);
+  j["jct_p50_s"] = round6(s.jct_p50_s);
+  j["jct_p95_s"] = round6(s.jct_p95_s);
+  j["jct_p99_s"] = round6(s.jct_p99_s);
+  j["queueing_mean_s"] = round6(s.queueing_mean_s);
+  j["makespan_s"] = round6(s.makespan_s);
+  j["utilization"] = round6(s.utilization);
+  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.utilization_by_type) by_type[k] = round6(v);
+  j["utilization_by_type"] = by_type;
+  nlohmann::ordered_json hours = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.gpu_hours_by_type) hours[k] = round6(v);
+  j["gpu_hours_by_type"] = hours;
+  j["preemptions"] = s.preemptions;
+  j["restarts"] = s.restarts;
+  j["restart_s"] = round6(s.restart_s);
+  j["end_s"] = round6(s.end_s);
+  j["cluster"] = info.cluster;
+  j["trace"] = info.trace;
+  j["format"] = info.format;
+  j["policy"] = info.policy;
+  j["placement"] = info.placement;
+  j["throughput_model"] = info.throughput_model;
+  j["seed"] = info.seed;
+  out << j.dump(2) << "\n";
+}
+
+void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& info) {
+  fmt::print(out, "policy {} on cluster {} ({}), trace {} [{}]\n", info.policy, info.cluster, info.throughput_model,
+             info.trace, info.format);
+  fmt::print(out, "  {:<22}{:>16}\n", "jobs read", s.jobs_read);
+  fmt::print(out, "  {:<22}{:>16}\n", "completed", s.completed);
+  fmt::print(out, "  {:<22}{:>16}\n", "rejected", s.rejected);
+  fmt::print(out, "  {:<22}{:>16}\n", "unfinished", s.unfinished);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT mean (s)", s.jct_mean_s);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p50 (s)", s.jct_p50_s);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p95 (s)", s.jct_p95_s);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p99 (s)", s.jct_p99_s);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "queueing mean (s)", s.queueing_mean_s);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "makespan (s)", s.makespan_s);
+  fmt::print(out, "  {:<22}{:>16.4f}\n", "utilization", s.utilization);
+  for (const auto& [k, v] : s.utilization_by_type) fmt::print(out, "    {:<20}{:>16.4f}\n", k, v);
+  fmt::print(out, "  {:<22}{:>16}\n", "preemptions", s.preemptions);
+  fmt::print(out, "  {:<22}{:>16}\n", "restarts", s.restarts);
+}
+
+}  // namespace hetsim

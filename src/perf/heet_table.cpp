@@ -1,0 +1,97 @@
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "hetsim/perf/profile_tables.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
+
+namespace hetsim {
+namespace {
+
+// Reads and parses a whole JSON file; a syntax error becomes an InputError carrying the line, which
+// nlohmann reports only as a byte offset.
+nlohmann::json parse_json_file(const std::string& path) {
+  const std::string text = read_file(path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
+    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
+  }
+}
+
+const nlohmann::json& require_object(const nlohmann::json& j, const std::string& path, const std::string& field,
+                                     const char* what) {
+  if (!j.is_object()) throw InputError(path, 0, field, fmt::format("expected an object keyed by {}", what));
+  return j;
+}
+
+}  // namespace
+
+std::unique_ptr<HeetProfileTable> HeetProfileTable::load(const std::string& path, const Cluster& cluster) {
+  const nlohmann::json root = parse_json_file(path);
+  if (!root.is_object()) throw InputError(path, 0, "", "a Heet profile table must be a JSON object");
+  const auto epochs = root.find("epoch_time_s");
+  if (epochs == root.end()) throw InputError(path, 0, "epoch_time_s", "missing (gpu -> model -> batch -> GPUs -> s)");
+
+  auto table = std::make_unique<HeetProfileTable>();
+  table->path_ = path;
+  table->epoch_time_s_.assign(cluster.gpu_types().size(), {});
+
+  // Every GPU section is validated even when the cluster lacks that type, so a broken file fails
+  // the same way whatever cluster it is paired with.
+  for (const auto& [gpu, models] : require_object(*epochs, path, "epoch_time_s", "GPU type").items()) {
+    const std::string gpu_field = "epoch_time_s/" + gpu;
+    const std::optional<GpuTypeId> type = cluster.find_gpu_type(gpu);
+    for (const auto& [model, batches] : require_object(models, path, gpu_field, "model").items()) {
+      const std::string model_field = gpu_field + "/" + model;
+      for (const auto& [batch_text, counts] : require_object(batches, path, model_field, "global batch size").items()) {
+        const std::string batch_field = model_field + "/" + batch_text;
+        const long long batch = parse_int(batch_text, SourcePos{path, 0, batch_field});
+        if (batch <= 0 || batch > 1'000'000'000)
+          throw InputError(path, 0, batch_field, "global batch size must be a positive integer");
+        for (const auto& [gpus_text, seconds] : require_object(counts, path, batch_field, "GPU count").items()) {
+          const std::string field = batch_field + "/" + gpus_text;
+          const long long gpus = parse_int(gpus_text, SourcePos{path, 0, field});
+          if (gpus <= 0 || gpus > 1'000'000) throw InputError(path, 0, field, "GPU count must be a positive integer");
+          if (!seconds.is_number())
+            throw InputError(path, 0, field, fmt::format("epoch time must be a number (s), got {}", seconds.dump()));
+          const double s = seconds.get<double>();
+          // The rate is 1/s, so zero or negative times have no meaning (unlike Gavel's 0 = cannot run).
+          if (!std::isfinite(s) || s <= 0.0)
+            throw InputError(path, 0, field, fmt::format("epoch time must be a positive number (s), got {}", s));
+          if (!type) continue;
+          table->epoch_time_s_[static_cast<std::size_t>(*type)][Key{model, static_cast<int>(batch), static_cast<int>(gpus)}] = s;
+        }
+      }
+    }
+  }
+  return table;
+}
+
+double HeetProfileTable::rate(const JobSpec& job, const AllocationShape& shape) const {
+  if (shape.gpu_type < 0 || static_cast<std::size_t>(shape.gpu_type) >= epoch_time_s_.size()) return 0.0;
+  // shape.consolidated is deliberately ignored: the profile only has single-host runs (see header).
+  const auto& times = epoch_time_s_[static_cast<std::size_t>(shape.gpu_type)];
+  auto it = times.find(Key{job.job_type, job.global_batch_size, shape.gpu_count});
+  return it == times.end() ? 0.0 : 1.0 / it->second;
+}
+
+std::optional<std::string> HeetProfileTable::check_job(const JobSpec& job, const Cluster& cluster) const {
+  if (job.unit != WorkUnit::Epochs)
+    return fmt::format("job {}: heet-profile needs work in epochs, but the job's work is in {}", job.id,
+                       to_string(job.unit));
+  if (job.global_batch_size <= 0)
+    return fmt::format("job {}: heet-profile selects the profile by global batch size, and the job has none", job.id);
+  const Key key{job.job_type, job.global_batch_size, job.requested_gpus};
+  for (std::size_t t = 0; t < cluster.gpu_types().size() && t < epoch_time_s_.size(); ++t)
+    if (epoch_time_s_[t].contains(key)) return std::nullopt;
+  return fmt::format("job {}: model '{}' with global batch size {} on {} GPU(s) is not in profile table {} for any "
+                     "GPU type of the cluster",
+                     job.id, job.job_type, job.global_batch_size, job.requested_gpus, path_);
+}
+
+}  // namespace hetsim

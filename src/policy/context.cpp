@@ -1,0 +1,20 @@
+#include <algorithm>
+
+#include "hetsim/policy/policy.hpp"
+
+namespace hetsim {
+
+double SchedulerContext::remaining_work(JobIndex j) const {
+  const JobRuntime& job = this->job(j);
+  if (job.status != JobStatus::Running) return job.remaining_work;
+  SimTime from = std::max(job.updated, job.resume_at);
+  if (now_ <= from) return job.remaining_work;
+  return std::max(0.0, job.remaining_work - job.rate * (now_ - from).seconds());
+}
+
+double SchedulerContext::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {
+  AllocationShape shape{type, count, count <= cluster().max_gpus_per_node(type)};
+  return model_->rate(job, shape);
+}
+
+}  // namespace hetsim

@@ -1,0 +1,68 @@
+// fifo: first in, first out, strictly. The job at the head of the queue blocks everyone behind it
+// (no backfilling), the classic baseline of cluster-scheduling papers (e.g. the FIFO baseline in
+// Tiresias, NSDI'19, and Gavel, OSDI'20). Non-preemptive; rigid: a job gets exactly the GPUs it
+// asked for, all of one type.
+#include <fmt/format.h>
+
+#include "hetsim/policy/builtin.hpp"
+#include "hetsim/util/error.hpp"
+
+namespace hetsim {
+namespace {
+
+enum class TypeChoice { First, Fastest };
+
+class FifoPolicy final : public SchedulingPolicy {
+ public:
+  explicit FifoPolicy(TypeChoice choice) : choice_(choice) {}
+  std::string name() const override { return "fifo"; }
+
+  Decision schedule(const SchedulerContext& ctx) override {
+    Decision d;
+    std::vector<int> free(ctx.cluster().gpu_types().size());
+    for (std::size_t t = 0; t < free.size(); ++t) free[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));
+    for (JobIndex j : ctx.pending()) {
+      const JobSpec& spec = *ctx.job(j).spec;
+      GpuTypeId pick = -1;
+      double best = 0.0;
+      for (std::size_t t = 0; t < free.size(); ++t) {
+        auto type = static_cast<GpuTypeId>(t);
+        if (free[t] < spec.requested_gpus) continue;
+        double rate = ctx.rate_on_type(spec, type, spec.requested_gpus);
+        if (!(rate > 0.0)) continue;
+        if (pick < 0 || (choice_ == TypeChoice::Fastest && rate > best)) {
+          pick = type;
+          best = rate;
+        }
+        if (choice_ == TypeChoice::First) break;
+      }
+      if (pick < 0) break;  // the head blocks the queue
+      free[static_cast<std::size_t>(pick)] -= spec.requested_gpus;
+      d.allocate.push_back({j, pick, spec.requested_gpus, {}});
+    }
+    return d;
+  }
+
+ private:
+  TypeChoice choice_;
+};
+
+}  // namespace
+
+void register_fifo(PolicyRegistry& registry) {
+  registry.add(PolicyInfo{
+      "fifo",
+      "strict arrival order, no backfilling: the head of the queue blocks; non-preemptive, rigid",
+      "classic FIFO baseline (as in Tiresias, NSDI'19; Gavel, OSDI'20)",
+      {{"gpu_type", "first",
+        "GPU type for the head job: 'first' = first type in cluster order with enough free GPUs "
+        "(heterogeneity-agnostic), 'fastest' = the type with the highest throughput for it"}},
+      [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
+        const std::string& v = param_string(p, "gpu_type");
+        if (v != "first" && v != "fastest")
+          throw InputError("", 0, "--param gpu_type", fmt::format("expected 'first' or 'fastest', got '{}'", v));
+        return std::make_unique<FifoPolicy>(v == "first" ? TypeChoice::First : TypeChoice::Fastest);
+      }});
+}
+
+}  // namespace hetsim

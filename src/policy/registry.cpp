@@ -1,0 +1,64 @@
+#include "hetsim/policy/registry.hpp"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "hetsim/policy/builtin.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
+
+namespace hetsim {
+
+void PolicyRegistry::add(PolicyInfo info) {
+  if (find(info.name)) throw std::logic_error("policy registered twice: " + info.name);
+  policies_.push_back(std::move(info));
+}
+
+const PolicyInfo* PolicyRegistry::find(const std::string& name) const {
+  for (const PolicyInfo& p : policies_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::unique_ptr<SchedulingPolicy> PolicyRegistry::make(const std::string& name, const PolicyParams& params,
+                                                       std::uint64_t seed) const {
+  const PolicyInfo* info = find(name);
+  if (!info) {
+    std::string known;
+    for (const PolicyInfo& p : policies_) known += (known.empty() ? "" : ", ") + p.name;
+    throw InputError("", 0, "--policy", fmt::format("unknown policy '{}' (known: {})", name, known));
+  }
+  PolicyParams full;
+  for (const PolicyParamInfo& p : info->params) full[p.name] = p.default_value;
+  for (const auto& [key, value] : params) {
+    if (!full.count(key)) {
+      std::string known;
+      for (const PolicyParamInfo& p : info->params) known += (known.empty() ? "" : ", ") + p.name;
+      throw InputError("", 0, "--param", fmt::format("policy '{}' has no parameter '{}' (it has: {})", name, key,
+                                                     known.empty() ? "none" : known));
+    }
+    full[key] = value;
+  }
+  return info->make(full, seed);
+}
+
+double param_double(const PolicyParams& params, const std::string& key) {
+  auto it = params.find(key);
+  if (it == params.end()) throw std::logic_error("undeclared policy parameter read: " + key);
+  return parse_double(it->second, SourcePos{"", 0, "--param " + key});
+}
+
+const std::string& param_string(const PolicyParams& params, const std::string& key) {
+  auto it = params.find(key);
+  if (it == params.end()) throw std::logic_error("undeclared policy parameter read: " + key);
+  return it->second;
+}
+
+PolicyRegistry make_default_registry() {
+  PolicyRegistry registry;
+  register_fifo(registry);
+  register_srtf(registry);
+  return registry;
+}
+
+}  // namespace hetsim

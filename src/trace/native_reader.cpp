@@ -1,0 +1,183 @@
+// hetsim's own trace format: a CSV with a header naming its columns (docs/trace-format.md).
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+#include <unordered_map>
+
+#include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
+#include "reader_common.hpp"
+
+namespace hetsim {
+
+namespace {
+
+using trace_detail::LineCursor;
+
+/// Every column the format knows; the index into NativeColumns::index.
+enum Column : std::size_t {
+  JobId,
+  SubmitS,
+  NumGpus,
+  DurationS,
+  Iterations,
+  Epochs,
+  JobType,
+  BatchSize,
+  PriorityWeight,
+  MinGpus,
+  MaxGpus,
+  ColumnCount
+};
+
+constexpr std::array<std::string_view, ColumnCount> column_names = {
+    "job_id",   "submit_s",   "num_gpus",        "duration_s", "iterations", "epochs",
+    "job_type", "batch_size", "priority_weight", "min_gpus",   "max_gpus"};
+
+constexpr std::size_t absent = static_cast<std::size_t>(-1);
+
+/// Where each known column sits in a row, from the header.
+struct NativeColumns {
+  std::array<std::size_t, ColumnCount> index{};
+  std::size_t count = 0;    ///< fields per row
+  Column work = DurationS;  ///< the one work column present
+  bool has(Column c) const { return index[c] != absent; }
+};
+
+NativeColumns parse_header(const std::string& path, std::size_t line_no, std::string_view line) {
+  NativeColumns cols;
+  cols.index.fill(absent);
+  std::vector<std::string_view> names = split(line, ',');
+  cols.count = names.size();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string_view name = trim(names[i]);
+    if (name.empty()) {
+      throw InputError(path, line_no, "",
+                       fmt::format("column {} of the header has no name", i + 1));
+    }
+    std::size_t c = 0;
+    while (c < ColumnCount && column_names[c] != name) ++c;
+    if (c == ColumnCount) {
+      throw InputError(path, line_no, std::string(name),
+                       "unknown column (known: job_id, submit_s, num_gpus, duration_s, "
+                       "iterations, epochs, job_type, batch_size, priority_weight, min_gpus, "
+                       "max_gpus)");
+    }
+    if (cols.index[c] != absent) {
+      throw InputError(path, line_no, std::string(name), "column appears twice in the header");
+    }
+    cols.index[c] = i;
+  }
+  for (Column required : {JobId, SubmitS, NumGpus}) {
+    if (!cols.has(required)) {
+      throw InputError(path, line_no, std::string(column_names[required]),
+                       "required column is missing from the header");
+    }
+  }
+  int work_columns = 0;
+  for (Column w : {DurationS, Iterations, Epochs}) {
+    if (cols.has(w)) {
+      ++work_columns;
+      cols.work = w;
+    }
+  }
+  if (work_columns != 1) {
+    throw InputError(path, line_no, "",
+                     fmt::format("the header must have exactly one work column among duration_s, "
+                                 "iterations, epochs (found {})",
+                                 work_columns));
+  }
+  return cols;
+}
+
+WorkUnit unit_of(Column work) {
+  switch (work) {
+    case Iterations: return WorkUnit::Iterations;
+    case Epochs: return WorkUnit::Epochs;
+    default: return WorkUnit::ReferenceSeconds;
+  }
+}
+
+}  // namespace
+
+Workload read_native_trace(const std::string& path, std::string_view text) {
+  LineCursor cursor(text);
+  std::optional<NativeColumns> cols;
+  std::vector<JobSpec> jobs;
+  std::vector<std::string_view> fields;
+  // Ids point into `text`, which outlives this function's use of them.
+  std::unordered_map<std::string_view, std::size_t> first_line_of_id;
+
+  while (cursor.next()) {
+    std::string_view line = cursor.line();
+    if (trace_detail::is_blank(line) || trace_detail::is_comment(line)) continue;
+    const std::size_t line_no = cursor.number();
+    if (!cols) {
+      cols = parse_header(path, line_no, line);
+      continue;
+    }
+
+    trace_detail::split_into(line, ',', fields);
+    if (fields.size() != cols->count) {
+      throw InputError(path, line_no, "",
+                       fmt::format("expected {} comma-separated fields as in the header, got {}",
+                                   cols->count, fields.size()));
+    }
+    auto field = [&](Column c) { return trim(fields[cols->index[c]]); };
+    auto pos = [&](Column c) { return SourcePos{path, line_no, column_names[c]}; };
+    // Optional columns may be left empty in a row to take their default.
+    auto given = [&](Column c) { return cols->has(c) && !field(c).empty(); };
+
+    JobSpec job;
+    job.source_file = path;
+    job.source_line = line_no;
+
+    std::string_view id = field(JobId);
+    if (id.empty()) throw InputError(path, line_no, "job_id", "empty job id");
+    auto [it, inserted] = first_line_of_id.emplace(id, line_no);
+    if (!inserted) {
+      throw InputError(
+          path, line_no, "job_id",
+          fmt::format("duplicate job id '{}' (first used on line {})", id, it->second));
+    }
+    job.id = std::string(id);
+
+    double submit_s = parse_double(field(SubmitS), pos(SubmitS));
+    job.requested_gpus =
+        trace_detail::to_int(parse_int(field(NumGpus), pos(NumGpus)), pos(NumGpus));
+    job.work = parse_double(field(cols->work), pos(cols->work));
+    job.unit = unit_of(cols->work);
+    if (cols->has(JobType)) job.job_type = std::string(field(JobType));
+    if (given(BatchSize)) {
+      job.global_batch_size =
+          trace_detail::to_int(parse_int(field(BatchSize), pos(BatchSize)), pos(BatchSize));
+    }
+    if (given(PriorityWeight)) {
+      job.priority_weight = parse_double(field(PriorityWeight), pos(PriorityWeight));
+    }
+    job.min_gpus = given(MinGpus)
+                       ? trace_detail::to_int(parse_int(field(MinGpus), pos(MinGpus)), pos(MinGpus))
+                       : job.requested_gpus;
+    job.max_gpus = given(MaxGpus)
+                       ? trace_detail::to_int(parse_int(field(MaxGpus), pos(MaxGpus)), pos(MaxGpus))
+                       : job.requested_gpus;
+
+    trace_detail::check_job(
+        job, submit_s,
+        {.work = column_names[cols->work], .gpus = "num_gpus", .submit = "submit_s"});
+    if (job.global_batch_size < 0 && job.invalid_reason.empty()) {
+      job.invalid_reason =
+          trace_detail::describe(path, line_no, "batch_size",
+                                 fmt::format("negative batch size ({})", job.global_batch_size));
+    }
+    jobs.push_back(std::move(job));
+  }
+  if (!cols) {
+    throw InputError(path, 0, "", "no header line (a native trace starts with its column names)");
+  }
+  return trace_detail::finish_workload(std::move(jobs), path, TraceFormat::Native);
+}
+
+}  // namespace hetsim

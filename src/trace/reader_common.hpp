@@ -1,0 +1,73 @@
+#pragma once
+/// Pieces shared by the trace readers (private to src/trace/): line iteration, allocation-free
+/// field splitting, the checks that turn a well-formed but unrunnable row into an invalid JobSpec,
+/// and the final stable sort.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/parse.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim::trace_detail {
+
+/// Walks a text line by line without copying. Line numbers are 1-based and count every line, blank
+/// or not, so they match what an editor shows. A trailing '\r' (CRLF files) and a leading UTF-8
+/// byte-order mark are dropped, because spreadsheet tools add both.
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view text);
+
+  /// Moves to the next line; false at the end of the text.
+  bool next();
+  /// The current line, without its terminator.
+  std::string_view line() const { return line_; }
+  /// 1-based number of the current line.
+  std::size_t number() const { return number_; }
+
+ private:
+  std::string_view rest_;
+  std::string_view line_;
+  std::size_t number_ = 0;
+  bool done_ = false;
+};
+
+/// True for lines every reader skips: blank (only spaces, tabs) lines.
+bool is_blank(std::string_view line);
+/// True for native-format comment lines: first non-blank character is '#'.
+bool is_comment(std::string_view line);
+
+/// Splits `line` on `sep` into `out`, reusing its storage: after the first row a reader splits
+/// every further row without allocating.
+void split_into(std::string_view line, char sep, std::vector<std::string_view>& out);
+
+/// Narrows a parsed integer to int, or throws InputError at `pos` when it does not fit.
+int to_int(long long value, const SourcePos& pos);
+
+/// Column names a format uses for the values the shared checks look at, so that an invalid
+/// reason names the column the user wrote.
+struct FieldNames {
+  std::string_view work;
+  std::string_view gpus;
+  std::string_view submit;
+  std::string_view min_gpus = "min_gpus";
+  std::string_view max_gpus = "max_gpus";
+  std::string_view priority = "priority_weight";
+};
+
+/// Sets job.submit from `submit_s` and records in job.invalid_reason the first reason the job can
+/// never run (negative work, no GPUs, an elastic range that excludes the requested count, a
+/// non-positive priority, a negative submit time). A negative submit time is clamped to 0 so the
+/// rejection happens at the start of the run. Expects source_file/source_line to be set.
+void check_job(JobSpec& job, double submit_s, const FieldNames& names);
+
+/// "file:line: field 'name': message", the same shape as an InputError message.
+std::string describe(const std::string& file, std::size_t line, std::string_view field,
+                     std::string_view message);
+
+/// Stable-sorts jobs by submit time and fills in the workload's source and format.
+Workload finish_workload(std::vector<JobSpec> jobs, const std::string& path, TraceFormat format);
+
+}  // namespace hetsim::trace_detail

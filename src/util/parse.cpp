@@ -1,0 +1,78 @@
+#include "hetsim/util/parse.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "hetsim/util/error.hpp"
+
+namespace hetsim {
+
+std::string_view trim(std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> split(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t pos = line.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(line.substr(start));
+      return out;
+    }
+    out.push_back(line.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+double parse_double(std::string_view text, const SourcePos& pos) {
+  std::string_view t = trim(text);
+  double value = 0.0;
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     "expected a number, got '" + std::string(trim(text)) + "'");
+  }
+  if (!std::isfinite(value)) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     "expected a finite number, got '" + std::string(trim(text)) + "'");
+  }
+  return value;
+}
+
+long long parse_int(std::string_view text, const SourcePos& pos) {
+  std::string_view t = trim(text);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (!t.empty() && ec == std::errc() && ptr == t.data() + t.size()) return value;
+  // Counts written as floats ("4.0") are accepted when they are whole numbers.
+  double d = parse_double(text, pos);
+  if (std::floor(d) != d || std::fabs(d) > 9.0e15) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     "expected a whole number, got '" + std::string(t) + "'");
+  }
+  return static_cast<long long>(d);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace hetsim
