@@ -1,5 +1,6 @@
 #pragma once
 // Tiny clusters and traces built in code, for hand-computed tests of the mechanism and policies.
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace hetsim::test {
 /// One GPU type "gpu", one rack, `nodes` nodes of `gpus_per_node` GPUs.
 inline Cluster homogeneous_cluster(int nodes, int gpus_per_node) {
   std::vector<Node> ns;
-  for (int i = 0; i < nodes; ++i) ns.push_back(Node{"n" + std::to_string(i), 0, gpus_per_node, 0, 0});
+  for (int i = 0; i < nodes; ++i) ns.push_back(Node{fmt::format("n{}", i), 0, gpus_per_node, 0, 0});
   return Cluster("test", {GpuType{"gpu", 0.0, 1.0}}, {Rack{"r0"}}, ns);
 }
 
