@@ -38,8 +38,13 @@ void RunRecorder::on_event(const JobEvent& e) {
       r.submit_s = e.spec->submit.seconds();
       r.requested_gpus = e.spec->requested_gpus;
       if (e.kind == JobEventKind::Arrived) {
+        // Jobs admitted at the same instant share N: each sees the others that arrived with it.
         arrived_[i] = 1;
-        r.active_at_arrival = ++active_;
+        ++active_;
+        if (group_.empty() || e.time != group_time_) group_.clear();
+        group_time_ = e.time;
+        group_.push_back(i);
+        for (std::size_t k : group_) records_[k].active_at_arrival = active_;
       }
       if (e.kind == JobEventKind::Rejected) {
         r.status = "rejected";

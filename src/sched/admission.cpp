@@ -7,6 +7,9 @@ namespace hetsim {
 
 std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
   if (!spec.invalid_reason.empty()) return spec.invalid_reason;
+  // Readers already reject these with file:line; jobs built in code reach here unchecked.
+  if (!(spec.priority_weight > 0.0))
+    return fmt::format("job {}: priority weight must be positive (got {})", spec.id, spec.priority_weight);
   if (auto reason = model.check_job(spec, cluster)) return reason;
   if (spec.requested_gpus > cluster.total_gpus())
     return fmt::format("job {} requests {} GPUs; cluster '{}' has {}", spec.id, spec.requested_gpus, cluster.name(),

@@ -26,7 +26,9 @@ struct JobRecord {
   /// Ideal run time: work over the job's best rate at its requested GPU count (fastest type, the
   /// job alone); -1 when unknown. Set by the run from the throughput model.
   double ideal_s = -1.0;
-  int active_at_arrival = 0;  ///< N: admitted, unfinished jobs right after its arrival (itself included)
+  /// N: admitted, unfinished jobs just after the instant the job was admitted (itself and every job
+  /// admitted at the same instant included).
+  int active_at_arrival = 0;
   /// JCT = finish - submit, for completed jobs.
   double jct_s() const { return finish_s - submit_s; }
   /// Queueing delay = first start - submit, for jobs that started.
@@ -65,6 +67,8 @@ class RunRecorder final : public JobEventSink {
   std::vector<double> busy_by_type_;
   std::vector<char> arrived_;
   int active_ = 0;
+  std::vector<std::size_t> group_;  // jobs admitted at group_time_
+  SimTime group_time_;
   SimTime end_;
 };
 
