@@ -112,6 +112,7 @@ LpResult LinearProgram::solve() const {
   glp_smcp smcp;
   glp_init_smcp(&smcp);
   smcp.msg_lev = GLP_MSG_OFF;
+  smcp.meth = GLP_DUALP;
   smcp.presolve = GLP_ON;
   int rc = glp_simplex(lp, &smcp);
   auto read_x = [&](bool from_mip) {
