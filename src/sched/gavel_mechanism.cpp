@@ -70,6 +70,10 @@ void GavelMechanism::admit(JobIndex j) {
   if (auto reason = admission_error(*job.spec, cluster_, model_)) {
     job.status = JobStatus::Rejected;
     job.reason = *reason;
+    // Point the user at the trace row, as the event mechanism does.
+    const JobSpec& spec = *job.spec;
+    std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
+    if (!spec.source_file.empty() && job.reason.rfind(where, 0) != 0) job.reason = where + job.reason;
     ++final_jobs_;
     emit(submit_s, JobEventKind::Rejected, job, {}, job.reason);
     return;
