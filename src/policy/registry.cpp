@@ -58,6 +58,9 @@ PolicyRegistry make_default_registry() {
   PolicyRegistry registry;
   register_fifo(registry);
   register_srtf(registry);
+  register_tiresias(registry);
+  register_optimus(registry);
+  register_pollux(registry);
   return registry;
 }
 
