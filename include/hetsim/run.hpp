@@ -25,6 +25,7 @@ struct RunSpec {
   std::vector<std::string> profiles;    ///< profile folders (`--profiles`); empty = next to the workload
   std::string step_model = "pollux-table";  ///< step-time model of the goodput model
   bool sia_restart_costs = false;       ///< per-application restart costs of Sia's simulator
+  bool exact_epochs = false;            ///< exact progress instead of the simulator's whole-second epochs
   std::string policy = "fifo";
   PolicyParams params;
   std::string placement = "consolidate";

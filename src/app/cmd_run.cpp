@@ -50,6 +50,9 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                   "default: the traces/ folder above the workload, then pollux/traces beside it");
   cmd->add_option("--step-model", opts->spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
       ->capture_default_str();
+  cmd->add_flag("--exact-epochs", opts->spec.exact_epochs,
+                "Goodput model: exact progress, instead of epochs that end on whole seconds after each resume "
+                "(the Pollux simulator's clock)");
   cmd->add_flag("--sia-restart-costs", opts->spec.sia_restart_costs,
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts->spec.throughputs,

@@ -102,7 +102,17 @@ double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::sp
     if (!a->profile(name)) return 0.0;
     rate = std::min(rate, goodput(*a, name, p, b, epoch));
   }
-  return std::isfinite(rate) ? rate : 0.0;
+  if (!std::isfinite(rate) || !(rate > 0.0)) return 0.0;
+  if (whole_second_epochs_) {
+    // The simulator advances its clock by round((boundary - progress) / goodput) whole seconds when
+    // a job crosses an epoch boundary (Job.step); emulate by stretching or shrinking this piece.
+    double to_boundary = a->progress_at_epoch(a->epoch_of(done) + 1) - done;
+    if (to_boundary > 0.0) {
+      double seconds = std::max(std::nearbyint(to_boundary / rate), 1e-6);
+      rate = to_boundary / seconds;
+    }
+  }
+  return rate;
 }
 
 double GoodputModel::next_rate_change(const JobSpec& job, double done) const {

@@ -48,6 +48,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
       throw InputError(spec.workload, 0, "--profiles",
                        "no application profiles found next to the workload (no traces/ folder above it); pass --profiles DIR");
     auto model = load_goodput_model(cluster, workload, roots, spec.step_model);
+    model->set_whole_second_epochs(!spec.exact_epochs);
     attach_goodput_work(workload, *model, spec.sia_restart_costs);
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;

@@ -37,8 +37,15 @@ class GoodputModel final : public ThroughputModel {
   double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const override {
     return rate_at(job, cluster, gpus, 0, 0.0);
   }
+  /// Goodput at `done`. With whole-second epochs (the default, as the Pollux simulator's clock),
+  /// the rate returned for the piece up to the next epoch boundary is the one that reaches the
+  /// boundary after the exact time rounded to the nearest whole second (ties to even), measured
+  /// from `done`; the mechanism asks at every resume and boundary, so boundaries fall at whole
+  /// seconds after each resume, as in the simulator.
   double rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
                  double done) const override;
+  /// Whole-second epochs on (default) or off (exact progress, the rate is the goodput itself).
+  void set_whole_second_epochs(bool on) { whole_second_epochs_ = on; }
   double next_rate_change(const JobSpec& job, double done) const override;
   /// Unknown application, batch size outside the validated range, or no step profile for any GPU
   /// type of the cluster.
@@ -61,6 +68,7 @@ class GoodputModel final : public ThroughputModel {
 
  private:
   const Cluster& cluster_;
+  bool whole_second_epochs_ = true;
   std::map<std::string, PolluxApplication> apps_;
   std::unique_ptr<StepTimeModel> steps_;
 };
