@@ -51,6 +51,50 @@ std::pair<double, double> fit_line_rel(const std::vector<double>& x, const std::
 
 double sync_x(int replicas) { return std::max(replicas - 2, 0); }
 
+// Squared log errors of compute and step time over the samples (Pollux's objective, without its
+// regularisers).
+double log_error(const PolluxPerfParams& p, const std::vector<StepSample>& samples) {
+  double err = 0.0;
+  for (const StepSample& s : samples) {
+    StepTime t = p.predict(s.num_nodes, s.num_replicas, s.local_bsz);
+    double d1 = std::log(t.step_s) - std::log(s.step_time_s);
+    double c = std::max(s.step_time_s - s.sync_time_s, kTiny);
+    double d2 = std::log(t.step_s - t.sync_s) - std::log(c);
+    err += d1 * d1 + d2 * d2;
+  }
+  return err;
+}
+
+// Joint refinement of all seven parameters from the staged least-squares start: coordinate
+// descent with shrinking multiplicative steps (deterministic, a few hundred evaluations).
+PolluxPerfParams refine(PolluxPerfParams p, const std::vector<StepSample>& samples) {
+  double* coords[] = {&p.alpha_c, &p.beta_c, &p.alpha_r, &p.beta_r, &p.alpha_n, &p.beta_n, &p.gamma};
+  double best = log_error(p, samples);
+  for (double step = 0.5; step > 1e-3; step *= 0.5) {
+    for (int sweep = 0; sweep < 4; ++sweep) {
+      bool improved = false;
+      for (std::size_t k = 0; k < 7; ++k) {
+        for (double f : {1.0 + step, 1.0 / (1.0 + step)}) {
+          double old = *coords[k];
+          double v = old * f;
+          if (k == 6) v = std::clamp(v, 1.0, 10.0);
+          else v = std::max(v, kTiny);
+          *coords[k] = v;
+          double e = log_error(p, samples);
+          if (e < best) {
+            best = e;
+            improved = true;
+          } else {
+            *coords[k] = old;
+          }
+        }
+      }
+      if (!improved) break;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 StepTime PolluxPerfParams::predict(int nodes, int replicas, double local_bsz) const {
@@ -109,7 +153,7 @@ PolluxPerfParams fit_pollux_params(const std::vector<StepSample>& samples) {
       best = q;
     }
   }
-  return best;
+  return refine(best, samples);
 }
 
 PolluxFitStepModel::PolluxFitStepModel(const std::map<std::string, PolluxApplication>& apps) {

@@ -11,8 +11,8 @@
 //  - then GPU by GPU to the largest marginal speedup gain; a running job's gain towards the count it
 //    already has is multiplied by (1 + `stickiness`), so small gains do not pay a restart;
 //  - unchanged counts keep their GPUs (the batch size may still change, without a restart); others
-//    are placed on the fewest nodes (best fit). Jobs use one GPU type: the one with the most free
-//    GPUs for them, in the pass's order.
+//    are placed on the fewest nodes (best fit). A job uses one GPU type: the one it runs on, else
+//    the type (with unpromised GPUs) where one GPU gives it the most goodput.
 #include <algorithm>
 #include <cmath>
 
@@ -53,10 +53,19 @@ class PolluxPolicy final : public SchedulingPolicy {
       const PolluxApplication* a = model->app(job.spec->job_type);
       GpuTypeId t = -1;
       if (job.status == JobStatus::Running && cap[static_cast<std::size_t>(job.gpu_type)] > 0) t = job.gpu_type;
+      int epoch = a->epoch_of(ctx.work_done(jobs[i]));
       if (t < 0) {
-        for (std::size_t k = 0; k < ntypes; ++k)
-          if (cap[k] > 0 && a->profile(cluster.gpu_types()[k].name) && (t < 0 || cap[k] > cap[static_cast<std::size_t>(t)]))
+        // A new or resumed job goes to the type where one GPU trains it fastest, among types with room.
+        double best_rate = 0.0;
+        for (std::size_t k = 0; k < ntypes; ++k) {
+          const std::string& kname = cluster.gpu_types()[k].name;
+          if (cap[k] <= 0 || !a->profile(kname)) continue;
+          double g = model->goodput(*a, kname, {1}, model->default_batch(*job.spec, 1), epoch);
+          if (g > best_rate) {
+            best_rate = g;
             t = static_cast<GpuTypeId>(k);
+          }
+        }
       }
       if (t < 0) continue;
       type[i] = t;
@@ -67,7 +76,6 @@ class PolluxPolicy final : public SchedulingPolicy {
       const int per_node = cluster.max_gpus_per_node(t);
       int max_r = std::min(job.spec->max_gpus, cluster.gpus_of_type(t));
       if (job.spec->job_type == "ncf") max_r = 1;  // the simulator keeps ncf on one GPU
-      int epoch = a->epoch_of(ctx.work_done(jobs[i]));
       speedup[i].assign(static_cast<std::size_t>(max_r) + 1, 0.0);
       best_batch[i].assign(static_cast<std::size_t>(max_r) + 1, 0);
       for (int r = 1; r <= max_r; ++r) {
