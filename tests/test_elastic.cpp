@@ -252,7 +252,7 @@ TEST_CASE("golden: Pollux workload 1 average JCT under tiresias and optimus") {
   CHECK(o.summary.jct_mean_s == Approx(4092.31875).margin(0.01));
 }
 
-TEST_CASE("pollux-fit predicts held-out cifar10 T4 step times within a band") {
+TEST_CASE("pollux-fit predicts held-out ncf T4 step times within a band") {
   auto root = test::shared_data("pollux/traces");
   if (!root) return;
   std::map<std::string, PolluxApplication> apps;
