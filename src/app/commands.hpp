@@ -23,5 +23,7 @@ using Action = std::function<int()>;
 Action add_run_command(CLI::App& app, const PolicyRegistry& registry);
 /// Adds `list` (policies, presets, formats, placements).
 Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `model` (model checks: `model fit-check`).
+Action add_model_command(CLI::App& app);
 
 }  // namespace hetsim::app
