@@ -24,6 +24,13 @@ struct RunSpec {
   std::string placement = "consolidate";
   MechanismConfig mechanism;
   std::uint64_t seed = 0;
+  /// How policies learn throughputs: "oracle" (the measured table, no profiling cost) or "cf"
+  /// (Heet's collaborative filtering from a profiled share of each job type's cells; every job
+  /// then pays its profiling runs once, at its first start). "cf" needs a --throughputs table.
+  std::string profiling = "oracle";
+  double profiled_fraction = 0.25;   ///< with "cf": share of each job type's cells profiled
+  double profiling_run_s = 30.0;     ///< with "cf": seconds per profiling run
+  int profiling_runs = -1;           ///< with "cf": runs per job; -1 = one per profiled cell
 };
 
 /// What a run produces.
@@ -32,6 +39,8 @@ struct RunOutput {
   RunSummary summary;
   std::vector<JobRecord> records;
   MechanismStats stats;
+  /// Notes on the planning model (profiling "cf": cells predicted, median error, warnings).
+  std::vector<std::string> model_notes;
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).

@@ -58,6 +58,9 @@ PolicyRegistry make_default_registry() {
   PolicyRegistry registry;
   register_fifo(registry);
   register_srtf(registry);
+  register_heet(registry);
+  register_srsf(registry);
+  register_afs(registry);
   return registry;
 }
 

@@ -9,5 +9,11 @@ namespace hetsim {
 void register_fifo(PolicyRegistry& registry);
 /// srtf: preemptive shortest remaining time first (src/policy/srtf.cpp).
 void register_srtf(PolicyRegistry& registry);
+/// heet: Heet's slot matching and resource trading (src/policy/heet.cpp).
+void register_heet(PolicyRegistry& registry);
+/// srsf: the Heet prototype's SRSF baseline (src/policy/srsf.cpp).
+void register_srsf(PolicyRegistry& registry);
+/// afs: AFS marginal-throughput sharing, heterogeneous as in Heet's baseline (src/policy/afs.cpp).
+void register_afs(PolicyRegistry& registry);
 
 }  // namespace hetsim
