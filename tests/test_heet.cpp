@@ -86,9 +86,9 @@ TEST_CASE("One trading step by hand") {
   CHECK(trades[0].release_price == Approx(2 * 0.1 / 3.6));
   CHECK(trades[0].gain_price == Approx(0.5));
 
-  // If D barely speeds up from 1 to 4 GPUs, its gain X(1)/X(4) = 1/1.01 still beats C's price, but
-  // a job that scales well (X(1)/X(4) = 0.02) does not: no trade, it waits.
-  jobs[3] = job(3, 200, {0, 0.1, 1.5, 3, 5});
+  // A waiting job that scales well gains little from one GPU: X(1)/X(4) = 0.1/5 = 0.02 < 0.0556, so
+  // no trade pays and it waits (weight 10000 x (1/5)^2 / 10 = 40 keeps it out of the matching).
+  jobs[3] = job(3, 10000, {0, 0.1, 1.5, 3, 5});
   trades.clear();
   const auto plan2 = heet_plan(hosts, jobs, &trades);
   CHECK(trades.empty());
