@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
 #include "tensor_builder.hpp"
 
@@ -92,17 +93,6 @@ ProfileTensor TensorBuilder::build(std::string source, std::string unit) const {
 
 namespace {
 
-nlohmann::json parse_json(const std::string& path) {
-  const std::string text = read_file(path);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
-  }
-}
-
 void require_object(const nlohmann::json& j, const std::string& path, const std::string& field) {
   if (!j.is_object()) throw InputError(path, 0, field, "expected a JSON object");
 }
@@ -178,13 +168,13 @@ ProfileTensor gavel_from_json(const nlohmann::json& root, const std::string& pat
 }  // namespace
 
 ProfileTensor load_heet_tensor(const std::string& path) {
-  const nlohmann::json root = parse_json(path);
+  const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a Heet profile table must be a JSON object");
   return heet_from_json(root, path);
 }
 
 ProfileTensor load_gavel_tensor(const std::string& path) {
-  const nlohmann::json root = parse_json(path);
+  const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a Gavel throughput table must be a JSON object");
   return gavel_from_json(root, path);
 }
@@ -194,7 +184,7 @@ ProfileTensor load_profile_tensor(const std::string& path) {
     const auto t4 = std::filesystem::path(path) / ".." / ".." / "pollux" / "traces";
     return load_sia_tensor(path, std::filesystem::is_directory(t4) ? t4.string() : std::string());
   }
-  const nlohmann::json root = parse_json(path);
+  const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a profile table must be a JSON object");
   return root.contains("epoch_time_s") ? heet_from_json(root, path) : gavel_from_json(root, path);
 }
