@@ -240,6 +240,10 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
     std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
     for (std::size_t n = perm.size(); n > 1; --n) std::swap(perm[n - 1], perm[rng() % n]);
     constexpr std::size_t kFolds = 4;
+    // Cross-validation only ranks structures: one start and fewer sweeps are enough for that.
+    CompletionOptions cv_options = options;
+    cv_options.restarts = 1;
+    cv_options.max_iterations = std::min(options.max_iterations, 100);
     double best = std::numeric_limits<double>::infinity();
     Structure pick = s;
     for (const Structure& c : cands) {
@@ -251,7 +255,7 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
           err = std::numeric_limits<double>::infinity();
           break;
         }
-        auto pred = fit_predict(dims, train, c, options, options.seed + f, nullptr);
+        auto pred = fit_predict(dims, train, c, cv_options, options.seed + f, nullptr);
         for (const Observation& t : test) {
           const double e = pred[(t.at[0] * dims[1] + t.at[1]) * dims[2] + t.at[2]] - t.y;
           err += std::abs(e);  // absolute log error ~ relative error; robust to a few outliers
