@@ -26,7 +26,8 @@ echo "scale,rate_per_h,seed,policy,profiling,jct_mean_s,makespan_s,completed,job
 run() {  # scale rate seed policy profiling(oracle|fraction) trace [extra args...]
   local scale=$1 rate=$2 seed=$3 policy=$4 prof=$5 trace=$6; shift 6
   local dir="$OUT/runs/$scale-r$rate-s$seed-$policy-$prof"
-  local args=(--throughputs "$PROFILES" --policy "$policy" --seed "$seed" --out "$dir" -q "$@")
+  # 120 s rounds for every policy (heet/srsf/afs default to it; gavel-maxmin would use 360 s).
+  local args=(--throughputs "$PROFILES" --policy "$policy" --seed "$seed" --interval 120 --out "$dir" -q "$@")
   [ "$prof" = oracle ] || args+=(--profiling cf --profiled-fraction "$prof")
   "$B" run --trace "$trace" "${args[@]}" 2> "$dir.log" || { echo "run failed: $dir (see $dir.log)" >&2; exit 1; }
   python3 - "$dir/summary.json" "$scale" "$rate" "$seed" "$policy" "$prof" >> "$CSV" <<'PY'

@@ -114,7 +114,8 @@ void register_afs(PolicyRegistry& registry) {
         const double round = param_double(p, "round_s");
         if (!(round > 0.0)) throw InputError("", 0, "--param", "afs: round_s must be positive");
         return std::make_unique<AfsPolicy>(round, seed);
-      }});
+      },
+      nullptr});
 }
 
 }  // namespace hetsim

@@ -105,7 +105,8 @@ void register_heet(PolicyRegistry& registry) {
         const double round = param_double(p, "round_s");
         if (!(round > 0.0)) throw InputError("", 0, "--param", "heet: round_s must be positive");
         return std::make_unique<HeetPolicy>(round);
-      }});
+      },
+      nullptr});
 }
 
 }  // namespace hetsim

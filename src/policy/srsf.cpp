@@ -69,7 +69,8 @@ void register_srsf(PolicyRegistry& registry) {
         const double round = param_double(p, "round_s");
         if (!(round > 0.0)) throw InputError("", 0, "--param", "srsf: round_s must be positive");
         return std::make_unique<SrsfPolicy>(round, seed);
-      }});
+      },
+      nullptr});
 }
 
 }  // namespace hetsim
