@@ -97,6 +97,15 @@ TEST_CASE("presets: GPU counts per type, nodes and racks", "[cluster][presets]")
     CHECK(c.gpus_of_type(type_id(c, "k80")) == 8);
     CHECK(c.gpu_types()[static_cast<std::size_t>(type_id(c, "k80"))].relative_speed == 0.4);
   }
+  SECTION("heet-120: 10 four-GPU hosts of each of a10, v100, t4") {
+    const Cluster c = *make_preset("heet-120");
+    CHECK(c.total_gpus() == 120);
+    CHECK(c.nodes().size() == 30);
+    for (const char* t : {"a10", "v100", "t4"}) {
+      CHECK(c.gpus_of_type(type_id(c, t)) == 40);
+      CHECK(c.max_gpus_per_node(type_id(c, t)) == 4);
+    }
+  }
   SECTION("pollux-64 and sia-64") {
     const Cluster p = preset("pollux-64");
     CHECK(p.total_gpus() == 64);
@@ -112,7 +121,7 @@ TEST_CASE("presets: GPU counts per type, nodes and racks", "[cluster][presets]")
   }
   SECTION("every listed preset builds, and nothing else does") {
     const auto presets = list_presets();
-    CHECK(presets.size() == 7);
+    CHECK(presets.size() == 8);
     for (const auto& [name, description] : presets) {
       CHECK(make_preset(name));
       CHECK_FALSE(description.empty());
@@ -243,7 +252,7 @@ TEST_CASE("cluster spec files and resolve_cluster", "[cluster][spec]") {
     CHECK(e.line() == 4);
   }
   CHECK_THROWS_WITH(resolve_cluster("gavel-9000"),
-                    Catch::Contains("gavel-9000") && Catch::Contains("default, gavel-24, gavel-108, heet-12, philly-2048"));
+                    Catch::Contains("gavel-9000") && Catch::Contains("default, gavel-24, gavel-108, heet-12, heet-120, philly-2048"));
   CHECK_THROWS_WITH(load_cluster_spec((dir / "hetsim_test_no_such_cluster.json").string()), Catch::Contains("cannot open"));
   std::filesystem::remove(good);
   std::filesystem::remove(bad);

@@ -36,6 +36,13 @@ struct RunSpec {
   /// "auto" (gavel for allocation-only policies, event otherwise).
   std::string mechanism_kind = "auto";
   std::uint64_t seed = 0;
+  /// How policies learn throughputs: "oracle" (the measured table, no profiling cost) or "cf"
+  /// (Heet's collaborative filtering from a profiled share of each job type's cells; every job
+  /// then pays its profiling runs once, at its first start). "cf" needs a --throughputs table.
+  std::string profiling = "oracle";
+  double profiled_fraction = 0.25;   ///< with "cf": share of each job type's cells profiled
+  double profiling_run_s = 30.0;     ///< with "cf": seconds per profiling run
+  int profiling_runs = -1;           ///< with "cf": runs per job; -1 = one per profiled cell
 };
 
 /// What a run produces.
@@ -45,6 +52,8 @@ struct RunOutput {
   std::vector<JobRecord> records;
   MechanismStats stats;
   SolverStats solver;  ///< zero unless the gavel mechanism ran
+  /// Notes on the planning model (profiling "cf": cells predicted, median error, warnings).
+  std::vector<std::string> model_notes;
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).

@@ -76,6 +76,18 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--heet-round", opts->spec.trace_options.heet_round_s,
                   "Seconds per arrival round in Heet prototype traces")
       ->capture_default_str();
+  cmd->add_option("--profiling", opts->spec.profiling,
+                  "What policies plan with: oracle (the measured table) or cf (Heet's collaborative filtering from a "
+                  "profiled share; every job pays its profiling runs)")
+      ->capture_default_str();
+  cmd->add_option("--profiled-fraction", opts->spec.profiled_fraction,
+                  "With --profiling cf: share of each job type's profile cells that are measured")
+      ->capture_default_str();
+  cmd->add_option("--profiling-run-s", opts->spec.profiling_run_s, "With --profiling cf: seconds per profiling run")
+      ->capture_default_str();
+  cmd->add_option("--profiling-runs", opts->spec.profiling_runs,
+                  "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
+      ->capture_default_str();
   cmd->add_option("--seed", opts->spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
   cmd->add_option("--until", opts->until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
   cmd->add_option("--out", opts->out, "Write DIR/jobs.csv and DIR/summary.json");
@@ -99,6 +111,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       fmt::print("  {:<22}{:>16.3f}\n", "wall time (s)", wall_s);
       if (!opts->out.empty()) fmt::print("outputs: {}/jobs.csv, {}/summary.json\n", opts->out, opts->out);
     }
+    for (const std::string& n : out.model_notes) fmt::print(stderr, "hetsim: {}\n", n);
     for (const std::string& w : out.stats.warnings) fmt::print(stderr, "hetsim: warning: {}\n", w);
     if (out.stats.refused_requests > out.stats.warnings.size())
       fmt::print(stderr, "hetsim: warning: {} more refused policy requests\n",

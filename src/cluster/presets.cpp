@@ -60,6 +60,15 @@ Cluster build_heet_12() {
   return Cluster("heet-12", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:heet-12");
 }
 
+Cluster build_heet_120() {
+  // Heet's simulation scale (ASPLOS'24: a 120-GPU heterogeneous cluster of A10, V100 and T4); the
+  // split into 10 four-GPU hosts per type is ours, matching the prototype's 4-GPU hosts.
+  std::vector<GpuType> types{{"a10", kA10MemoryGb, 1.0}, {"v100", kV100MemoryGb, 1.0}, {"t4", kT4MemoryGb, 1.0}};
+  std::vector<Node> nodes;
+  for (GpuTypeId t = 0; t < 3; ++t) add_nodes(nodes, types, t, 10, 4);
+  return Cluster("heet-120", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:heet-120");
+}
+
 Cluster build_philly_2048() {
   // The Philly trace does not say which GPU model a job ran on, so one generic type stands in.
   constexpr int kRacks = 8;
@@ -99,6 +108,8 @@ constexpr Preset kPresets[] = {
     {"gavel-24", "Gavel's small simulated cluster: 8 v100 + 8 p100 + 8 k80, 4 GPUs per node, one rack", build_gavel_24},
     {"gavel-108", "Gavel's simulated cluster: 36 v100 + 36 p100 + 36 k80, 4 GPUs per node, one rack", build_gavel_108},
     {"heet-12", "Heet's prototype testbed: one 4-GPU host each of a10, v100, t4", build_heet_12},
+    {"heet-120", "Heet's simulation scale: 10 four-GPU hosts each of a10, v100, t4 (120 GPUs), one rack",
+     build_heet_120},
     {"philly-2048", "Philly-sized cluster: 256 nodes x 8 GPUs of one generic type 'gpu', 8 racks of 32 nodes",
      build_philly_2048},
     {"pollux-64", "the Pollux simulator's cluster: 16 nodes x 4 t4, one rack", build_pollux_64},

@@ -180,7 +180,8 @@ void Mechanism::request_pass() {
 
 void Mechanism::run_policy() {
   ++stats_.scheduling_passes;
-  SchedulerContext ctx(sim_.now(), state_, model_, jobs_, pending_, running_);
+  const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
+  SchedulerContext ctx(sim_.now(), state_, planning, jobs_, pending_, running_);
   Decision decision = policy_.schedule(ctx);
   apply(decision);
 }
@@ -324,6 +325,8 @@ void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
   const double overhead_s = restart_overhead_of(job);
   bool restart = overhead_s > 0.0;
   job.resume_at = restart ? now + SimTime::from_seconds(overhead_s) : now;
+  // generation 0 = never started: the job's profiling runs come before any progress.
+  if (job.generation == 0 && config_.profiling_s > 0.0) job.resume_at = job.resume_at + SimTime::from_seconds(config_.profiling_s);
   if (restart) ++job.restarts;
   ++job.generation;
   job.status = JobStatus::Running;
