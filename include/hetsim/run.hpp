@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hetsim/metrics/summary.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/policy/registry.hpp"
 #include "hetsim/sched/mechanism.hpp"
 #include "hetsim/trace/trace_reader.hpp"
@@ -19,6 +20,8 @@ struct RunSpec {
   TraceFormat format = TraceFormat::Auto;
   TraceOptions trace_options;
   std::string throughputs;              ///< throughput table file; empty = duration model
+  std::string model = "auto";           ///< throughput model name (make_throughput_model)
+  ModelParams model_params;             ///< --model-param key=value
   std::string policy = "fifo";
   PolicyParams params;
   std::string placement = "consolidate";

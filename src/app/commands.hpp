@@ -21,6 +21,8 @@ using Action = std::function<int()>;
 
 /// Adds `run` (one simulation).
 Action add_run_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `topology` (network summary, DOT output, communication times of a GPU set).
+Action add_topology_command(CLI::App& app);
 /// Adds `list` (policies, presets, formats, placements).
 Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
 

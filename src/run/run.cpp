@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
@@ -26,7 +27,7 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
 RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   // Check the cheap things first so a typo fails before a large trace is read.
   auto policy = registry.make(spec.policy, spec.params, spec.seed);
-  auto placement = make_placement(spec.placement);
+  auto placement = make_placement(spec.placement, spec.seed);
   if (!placement) {
     std::string known;
     for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
@@ -44,7 +45,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   } else {
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
-  auto model = load_throughput_model(spec.throughputs, cluster);
+  auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed};
   return simulate(cluster, workload, *model, *policy, *placement, spec.mechanism, std::move(info));
 }

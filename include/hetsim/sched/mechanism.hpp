@@ -65,6 +65,7 @@ class Mechanism final : public EventHandler {
   void run_policy();
   void apply(const Decision& decision);
   std::optional<std::string> admission_error(const JobSpec& spec) const;
+  void check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const;
   void advance(JobRuntime& job);
   void stop_job(JobRuntime& job, std::string_view reason, bool preemption);
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
