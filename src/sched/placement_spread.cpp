@@ -22,8 +22,10 @@ std::vector<GpuId> SpreadPlacement::place(const ClusterState& state, const JobSp
     std::stable_sort(nodes.begin(), nodes.end(), [&](NodeId a, NodeId b) { return state.free_on_node(a) > state.free_on_node(b); });
     lists.push_back(nodes);
   }
+  std::size_t total = 0;
+  for (const auto& l : lists) total += l.size();
   std::vector<NodeId> order;
-  for (std::size_t i = 0; order.size() < placement_detail::nodes_with_free(state, type).size(); ++i)
+  for (std::size_t i = 0; order.size() < total; ++i)
     for (const auto& l : lists)
       if (i < l.size()) order.push_back(l[i]);
   // One GPU per node per pass.

@@ -42,18 +42,23 @@ std::vector<GpuId> TopologyAwarePlacement::place(const ClusterState& state, cons
   };
   std::map<RackId, std::vector<NodeId>> by_rack;
   for (NodeId n : nodes) by_rack[c.nodes()[static_cast<std::size_t>(n)].rack].push_back(n);
-  for (const auto& [rack, rack_nodes] : by_rack)
-    candidates.push_back(placement_detail::fill_in_order(state, emptiest_first(rack_nodes), count));
-  // Every node as a seed: its GPUs, then its rack's emptiest nodes, then the other racks'.
+  for (auto& [rack, rack_nodes] : by_rack) {
+    rack_nodes = emptiest_first(rack_nodes);
+    candidates.push_back(placement_detail::fill_in_order(state, rack_nodes, count));
+  }
+  const std::vector<NodeId> all = emptiest_first(nodes);
+  // Every node as a seed: its GPUs, then its rack's emptiest nodes, then the other racks'. Seeds
+  // alike in rack, free GPUs and network give the same candidate shape, so only the first of
+  // each kind is tried (this keeps a 256-node cluster to a few dozen candidates).
+  std::set<std::tuple<RackId, int, double, double>> tried;
   for (NodeId seed : nodes) {
-    const RackId rack = c.nodes()[static_cast<std::size_t>(seed)].rack;
+    const Node& sn = c.nodes()[static_cast<std::size_t>(seed)];
+    if (!tried.emplace(sn.rack, state.free_on_node(seed), sn.interconnect_gbytes_per_s, sn.nic_gbps).second) continue;
     std::vector<NodeId> order{seed};
-    for (NodeId n : emptiest_first(by_rack[rack]))
+    for (NodeId n : by_rack[sn.rack])
       if (n != seed) order.push_back(n);
-    std::vector<NodeId> others;
-    for (NodeId n : nodes)
-      if (c.nodes()[static_cast<std::size_t>(n)].rack != rack) others.push_back(n);
-    for (NodeId n : emptiest_first(others)) order.push_back(n);
+    for (NodeId n : all)
+      if (c.nodes()[static_cast<std::size_t>(n)].rack != sn.rack) order.push_back(n);
     candidates.push_back(placement_detail::fill_in_order(state, order, count));
   }
 

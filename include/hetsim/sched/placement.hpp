@@ -46,7 +46,8 @@ class SpreadPlacement final : public PlacementPolicy {
 
 /// The candidate placement with the highest predicted rate (= shortest step) under the run's
 /// throughput model. Candidates: consolidate's and spread's answers, each rack packed emptiest
-/// node first, and every node with free GPUs as a seed filled from its own rack first. Ties: fewer
+/// node first, and every node with free GPUs as a seed filled from its own rack first (one seed per
+/// kind of node: rack, free GPUs, network). Ties: fewer
 /// nodes, fewer racks, then candidate order (consolidate's first).
 class TopologyAwarePlacement final : public PlacementPolicy {
  public:
