@@ -1,0 +1,13 @@
+#pragma once
+/// Reading JSON inputs (cluster specs, throughput tables, experiment specs) with errors a user can
+/// act on: nlohmann reports a byte offset, hetsim reports the line.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace hetsim {
+
+/// Reads and parses a JSON file. Throws InputError naming the file when it cannot be opened, and
+/// the file and line (with nlohmann's message) on a syntax error.
+nlohmann::json parse_json_file(const std::string& path);
+
+}  // namespace hetsim
