@@ -9,6 +9,7 @@
 #include "hetsim/perf/analytic_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
@@ -98,15 +99,7 @@ std::unique_ptr<ComputeProfile> load_gavel_compute_profile(const std::string& pa
 }
 
 std::unique_ptr<ComputeProfile> load_job_types_profile(const std::string& path, const Cluster& cluster) {
-  const std::string text = read_file(path);
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
-  }
+  const json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a job-types file must be a JSON object");
   for (const auto& [key, value] : root.items())
     if (key != "job_types") throw InputError(path, 0, key, "unknown key; expected: job_types");
