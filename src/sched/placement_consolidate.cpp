@@ -30,7 +30,7 @@ std::vector<GpuId> fewest_nodes(const ClusterState& state, std::vector<NodeId> n
   const int rest = count - have;
   std::size_t last = used;
   for (std::size_t i = used; i < nodes.size(); ++i)
-    if (state.free_on_node(nodes[i]) >= rest && state.free_on_node(nodes[i]) <= state.free_on_node(nodes[last])) last = i;
+    if (state.free_on_node(nodes[i]) >= rest && state.free_on_node(nodes[i]) < state.free_on_node(nodes[last])) last = i;
   for (std::size_t i = 0; i < used; ++i) take_free_gpus(state, nodes[i], state.free_on_node(nodes[i]), out);
   take_free_gpus(state, nodes[last], rest, out);
   return out;
