@@ -147,7 +147,7 @@ RunOutput run_with(const Cluster& c, std::vector<JobSpec> jobs, const Throughput
   PolicyRegistry registry = make_default_registry();
   auto fifo = registry.make("fifo", {}, 0);
   return simulate(c, w, model, *fifo, placement, MechanismConfig{},
-                  RunInfo{c.name(), "test", "test", "fifo", placement.name(), model.name(), 0});
+                  RunInfo{c.name(), "test", "test", "fifo", placement.name(), model.name(), 0, ""});
 }
 }  // namespace
 

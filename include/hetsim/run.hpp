@@ -8,6 +8,7 @@
 #include "hetsim/metrics/summary.hpp"
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/policy/registry.hpp"
+#include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/sched/mechanism.hpp"
 #include "hetsim/trace/trace_reader.hpp"
 
@@ -26,6 +27,10 @@ struct RunSpec {
   PolicyParams params;
   std::string placement = "consolidate";
   MechanismConfig mechanism;
+  /// "event" (Mechanism: event-driven, or rounds with --interval), "gavel" (GavelMechanism:
+  /// round-based time sharing of an allocation policy, rounds of --interval s, default 360), or
+  /// "auto" (gavel for allocation-only policies, event otherwise).
+  std::string mechanism_kind = "auto";
   std::uint64_t seed = 0;
 };
 
@@ -35,6 +40,7 @@ struct RunOutput {
   RunSummary summary;
   std::vector<JobRecord> records;
   MechanismStats stats;
+  SolverStats solver;  ///< zero unless the gavel mechanism ran
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).
@@ -44,6 +50,10 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry);
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info);
+
+/// Runs already-loaded inputs under the round-based time-sharing mechanism.
+RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info);
 
 /// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
 /// written.

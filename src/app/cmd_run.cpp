@@ -48,6 +48,11 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                   "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
   cmd->add_option("--policy", opts->spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts->params, "Policy parameter key=value (repeatable)");
+  cmd->add_option("--mechanism", opts->spec.mechanism_kind,
+                  "auto, event (event-driven; rounds with --interval) or gavel (Gavel's round-based time sharing "
+                  "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
+                  "policies")
+      ->capture_default_str();
   cmd->add_option("--model", opts->spec.model,
                   "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
                   "(docs/models.md)")
@@ -55,7 +60,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--model-param", opts->model_params,
                   "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
                   "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
-  cmd->add_option("--placement", opts->spec.placement, "Placement policy: consolidate, spread, topology-aware, random")
+  cmd->add_option("--placement", opts->spec.placement, "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
       ->capture_default_str();
   cmd->add_option("--restart-overhead", opts->spec.mechanism.restart_overhead_s,
                   "Seconds without progress at every start, resume, move or resize of a job")

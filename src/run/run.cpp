@@ -1,5 +1,6 @@
 #include "hetsim/run.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -10,23 +11,82 @@
 #include "hetsim/workload/synthetic.hpp"
 
 namespace hetsim {
+namespace {
+
+// work / best rate at the requested GPU count over all types (the job alone on its fastest type).
+std::vector<double> ideal_runtimes(const Cluster& cluster, const Workload& workload, const ThroughputModel& model) {
+  std::vector<double> out(workload.jobs.size(), -1.0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const JobSpec& spec = workload.jobs[i];
+    if (spec.work <= 0.0) continue;
+    double best = 0.0;
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+      auto type = static_cast<GpuTypeId>(t);
+      if (cluster.gpus_of_type(type) < spec.requested_gpus || spec.requested_gpus <= 0) continue;
+      best = std::max(best, model.rate(spec, {type, spec.requested_gpus,
+                                              spec.requested_gpus <= cluster.max_gpus_per_node(type)}));
+    }
+    if (best > 0.0) out[i] = spec.work / best;
+  }
+  return out;
+}
+
+// Solver time goes to the summary but not wall-clock-dependent keys: only counts are written to
+// summary.json (equal runs give equal bytes); the times are printed on stdout.
+void add_solver_stats(RunSummary& s, const SolverStats& solver) {
+  s.rounds = static_cast<long long>(solver.rounds);
+  s.allocations = static_cast<long long>(solver.allocations);
+  s.solver_failures = static_cast<long long>(solver.failures);
+  s.solver_s_total = solver.solver_s_total;
+  s.solver_s_max = solver.solver_s_max;
+}
+
+}  // namespace
 
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info) {
   RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
   Mechanism mechanism(cluster, workload, model, policy, placement, config, {&recorder});
   RunOutput out;
   out.stats = mechanism.run();
   out.summary = summarize(recorder, cluster);
   out.records = recorder.records();
   out.info = std::move(info);
+  out.info.mechanism = config.interval_s > 0 ? "rounds" : "event";
+  return out;
+}
+
+RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info) {
+  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
+  GavelMechanism mechanism(cluster, workload, model, policy, config, {&recorder});
+  RunOutput out;
+  out.stats = mechanism.run();
+  out.solver = mechanism.solver();
+  out.summary = summarize(recorder, cluster);
+  add_solver_stats(out.summary, out.solver);
+  out.records = recorder.records();
+  out.info = std::move(info);
+  out.info.mechanism = "gavel";
   return out;
 }
 
 RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   // Check the cheap things first so a typo fails before a large trace is read.
-  auto policy = registry.make(spec.policy, spec.params, spec.seed);
+  const std::string& kind = spec.mechanism_kind;
+  if (kind != "auto" && kind != "event" && kind != "gavel")
+    throw InputError("", 0, "--mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)");
+  const PolicyInfo* policy_info = registry.find(spec.policy);
+  const bool gavel = kind == "gavel" || (kind == "auto" && policy_info && !policy_info->make);
+  std::unique_ptr<SchedulingPolicy> policy;
+  std::unique_ptr<AllocationPolicy> allocation_policy;
+  if (gavel)
+    allocation_policy = registry.make_allocation(spec.policy, spec.params, spec.seed);
+  else
+    policy = registry.make(spec.policy, spec.params, spec.seed);
   auto placement = make_placement(spec.placement, spec.seed);
   if (!placement) {
     std::string known;
@@ -46,7 +106,15 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
   auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
-  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed};
+  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
+  if (gavel) {
+    GavelConfig config;
+    config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
+    config.restart_overhead_s = spec.mechanism.restart_overhead_s;
+    config.until_s = spec.mechanism.until_s;
+    config.seed = spec.seed;
+    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info));
+  }
   return simulate(cluster, workload, *model, *policy, *placement, spec.mechanism, std::move(info));
 }
 
