@@ -1,5 +1,6 @@
 #pragma once
 // Toy clusters with explicit networks, for hand-computed communication and placement tests.
+#include <fmt/format.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +33,7 @@ inline Rack net_rack(const std::string& name, std::optional<double> uplink_gbps 
 /// One GPU type "gpu"; `nodes` nodes of `gpus` GPUs on one rack; intra GB/s and NIC Gbit/s given.
 inline Cluster flat_cluster(int nodes, int gpus, double intra_gbytes_per_s, double nic_gbps) {
   std::vector<Node> ns;
-  for (int i = 0; i < nodes; ++i) ns.push_back(net_node("n" + std::to_string(i), 0, gpus, 0, intra_gbytes_per_s, nic_gbps));
+  for (int i = 0; i < nodes; ++i) ns.push_back(net_node(fmt::format("n{}", i), 0, gpus, 0, intra_gbytes_per_s, nic_gbps));
   return Cluster("flat", {GpuType{"gpu", 0.0, 1.0}}, {net_rack("r0")}, ns);
 }
 

@@ -23,6 +23,13 @@ struct RunSpec {
   std::string throughputs;              ///< throughput table file; empty = duration model
   std::string model = "auto";           ///< throughput model name (make_throughput_model)
   ModelParams model_params;             ///< --model-param key=value
+  /// Pollux/Sia workload CSV (`--workload`): read with the pollux reader and run on the goodput
+  /// model; rounds then sit on the simulator's grid (k * interval from 0).
+  std::string workload;
+  std::vector<std::string> profiles;    ///< profile folders (`--profiles`); empty = next to the workload
+  std::string step_model = "pollux-table";  ///< step-time model of the goodput model
+  bool sia_restart_costs = false;       ///< per-application restart costs of Sia's simulator
+  bool exact_epochs = false;            ///< exact progress instead of the simulator's whole-second epochs
   std::string policy = "fifo";
   PolicyParams params;
   std::string placement = "consolidate";

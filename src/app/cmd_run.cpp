@@ -44,8 +44,21 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       ->capture_default_str();
   cmd->add_option("--trace", opts->spec.trace, "Trace file; omit for the built-in synthetic workload");
   cmd->add_option("--format", opts->format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--workload", opts->spec.workload,
+                  "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
+                  "restart overhead 30 s unless --restart-overhead is given");
+  cmd->add_option("--profiles", opts->spec.profiles,
+                  "Folder of Pollux/Sia application profiles (<app>/placements*.csv, validation-*.csv); repeatable; "
+                  "default: the traces/ folder above the workload, then pollux/traces beside it");
+  cmd->add_option("--step-model", opts->spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
+      ->capture_default_str();
+  cmd->add_flag("--exact-epochs", opts->spec.exact_epochs,
+                "Goodput model: exact progress, instead of epochs that end on whole seconds after each resume "
+                "(the Pollux simulator's clock)");
+  cmd->add_flag("--sia-restart-costs", opts->spec.sia_restart_costs,
+                "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts->spec.throughputs,
-                  "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
+                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
   cmd->add_option("--policy", opts->spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts->params, "Policy parameter key=value (repeatable)");
   cmd->add_option("--mechanism", opts->spec.mechanism_kind,
@@ -62,7 +75,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                   "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
   cmd->add_option("--placement", opts->spec.placement, "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
       ->capture_default_str();
-  cmd->add_option("--restart-overhead", opts->spec.mechanism.restart_overhead_s,
+  auto* restart_opt = cmd->add_option("--restart-overhead", opts->spec.mechanism.restart_overhead_s,
                   "Seconds without progress at every start, resume, move or resize of a job")
       ->capture_default_str();
   cmd->add_option("--interval", opts->spec.mechanism.interval_s,
@@ -78,8 +91,10 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--out", opts->out, "Write DIR/jobs.csv and DIR/summary.json");
   cmd->add_flag("-q,--quiet", opts->quiet, "Do not print the summary table");
 
-  return [opts, &registry]() -> int {
+  return [opts, &registry, restart_opt]() -> int {
     RunSpec spec = opts->spec;
+    // The Pollux simulator charges 30 s per (re)allocation; that is the default for its workloads.
+    if (!spec.workload.empty() && restart_opt->count() == 0) spec.mechanism.restart_overhead_s = 30.0;
     auto format = parse_trace_format(opts->format);
     if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts->format + "'");
     spec.format = *format;

@@ -25,5 +25,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry);
 Action add_topology_command(CLI::App& app);
 /// Adds `list` (policies, presets, formats, placements).
 Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `model` (model checks: `model fit-check`).
+Action add_model_command(CLI::App& app);
 
 }  // namespace hetsim::app

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   auto add = [&](const char* name, app::Action action) { commands.emplace_back(app.get_subcommand(name), std::move(action)); };
   add("run", app::add_run_command(app, registry));
   add("list", app::add_list_command(app, registry));
+  add("model", app::add_model_command(app));
   add("topology", app::add_topology_command(app));
   try {
     app.parse(argc, argv);

@@ -90,8 +90,8 @@ Cluster build_sia_64() {
   // Sia's simulated heterogeneous cluster: 6 g4dn.12xlarge (4 T4, PCIe, 50 Gbit/s), 2 DGX-A100
   // (8 A100 on NVSwitch, 8 x 200 Gbit/s HDR InfiniBand) and 3 servers of 8 RTX 2080 Ti on PCIe
   // (networking not published: 25 Gbit/s assumed). One rack per GPU type, non-blocking uplinks.
-  // Relative speeds are rough and only used by the duration model.
-  std::vector<GpuType> types{{"t4", kT4MemoryGb, 1.0}, {"a100", kA100MemoryGb, 4.0}, {"rtx2080ti", kRtx2080TiMemoryGb, 1.5}};
+  // Relative speeds stay 1.0: the goodput model has measured step times per type.
+  std::vector<GpuType> types{{"t4", kT4MemoryGb, 1.0}, {"a100", kA100MemoryGb, 1.0}, {"rtx2080ti", kRtx2080TiMemoryGb, 1.0}};
   std::vector<Node> nodes;
   add_nodes(nodes, types, 0, 6, 4, 0, 0, {InterconnectKind::Pcie, 50.0});
   add_nodes(nodes, types, 1, 2, 8, 1, 0, {InterconnectKind::NvSwitch, 1600.0});

@@ -6,6 +6,7 @@
 
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/perf/model_factory.hpp"
+#include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
@@ -46,7 +47,7 @@ void add_solver_stats(RunSummary& s, const SolverStats& solver) {
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info) {
-  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
   Mechanism mechanism(cluster, workload, model, policy, placement, config, {&recorder});
   RunOutput out;
@@ -60,7 +61,7 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
 
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                          AllocationPolicy& policy, const GavelConfig& config, RunInfo info) {
-  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
   GavelMechanism mechanism(cluster, workload, model, policy, config, {&recorder});
   RunOutput out;
@@ -98,6 +99,30 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   if (spec.mechanism.interval_s < 0) throw InputError("", 0, "--interval", "must not be negative");
   Cluster cluster = resolve_cluster(spec.cluster);
   Workload workload;
+  if (!spec.workload.empty()) {
+    if (!spec.trace.empty()) throw InputError("", 0, "--workload", "give either --trace or --workload, not both");
+    if (!spec.throughputs.empty())
+      throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
+    if (spec.model != "auto" || !spec.model_params.empty())
+      throw InputError("", 0, "--model",
+                       "a Pollux/Sia workload runs on the goodput model; choose its step-time model with --step-model");
+    if (gavel)
+      throw InputError("", 0, "--mechanism",
+                       "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
+                           "' needs --mechanism gavel, which does not model elastic goodput jobs");
+    workload = read_trace(spec.workload, TraceFormat::Pollux);
+    std::vector<std::string> roots = spec.profiles.empty() ? default_profile_roots(spec.workload) : spec.profiles;
+    if (roots.empty())
+      throw InputError(spec.workload, 0, "--profiles",
+                       "no application profiles found next to the workload (no traces/ folder above it); pass --profiles DIR");
+    auto model = load_goodput_model(cluster, workload, roots, spec.step_model);
+    model->set_whole_second_epochs(!spec.exact_epochs);
+    attach_goodput_work(workload, *model, spec.sia_restart_costs);
+    MechanismConfig config = spec.mechanism;
+    config.round_grid_from_zero = true;
+    RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
+    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info));
+  }
   if (spec.trace.empty()) {
     SyntheticWorkloadConfig cfg;
     cfg.seed = spec.seed;
