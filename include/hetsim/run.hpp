@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hetsim/metrics/summary.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/policy/registry.hpp"
 #include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/sched/mechanism.hpp"
@@ -20,6 +21,8 @@ struct RunSpec {
   TraceFormat format = TraceFormat::Auto;
   TraceOptions trace_options;
   std::string throughputs;              ///< throughput table file; empty = duration model
+  std::string model = "auto";           ///< throughput model name (make_throughput_model)
+  ModelParams model_params;             ///< --model-param key=value
   /// Pollux/Sia workload CSV (`--workload`): read with the pollux reader and run on the goodput
   /// model; rounds then sit on the simulator's grid (k * interval from 0).
   std::string workload;

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <fmt/core.h>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -15,17 +16,18 @@ struct RunOptions {
   RunSpec spec;
   std::string format = "auto";
   std::vector<std::string> params;
+  std::vector<std::string> model_params;
   std::string out;
   double until_s = -1.0;
   bool quiet = false;
 };
 
-PolicyParams parse_params(const std::vector<std::string>& items) {
-  PolicyParams params;
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option = "--param") {
+  std::map<std::string, std::string> params;
   for (const std::string& item : items) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("", 0, "--param", "expected key=value, got '" + item + "'");
+      throw InputError("", 0, option, "expected key=value, got '" + item + "'");
     params[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return params;
@@ -56,7 +58,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_flag("--sia-restart-costs", opts->spec.sia_restart_costs,
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts->spec.throughputs,
-                  "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
+                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
   cmd->add_option("--policy", opts->spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts->params, "Policy parameter key=value (repeatable)");
   cmd->add_option("--mechanism", opts->spec.mechanism_kind,
@@ -64,7 +66,15 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                   "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
                   "policies")
       ->capture_default_str();
-  cmd->add_option("--placement", opts->spec.placement, "Placement policy")->capture_default_str();
+  cmd->add_option("--model", opts->spec.model,
+                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
+                  "(docs/models.md)")
+      ->capture_default_str();
+  cmd->add_option("--model-param", opts->model_params,
+                  "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
+                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
+  cmd->add_option("--placement", opts->spec.placement, "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
+      ->capture_default_str();
   auto* restart_opt = cmd->add_option("--restart-overhead", opts->spec.mechanism.restart_overhead_s,
                   "Seconds without progress at every start, resume, move or resize of a job")
       ->capture_default_str();
@@ -101,6 +111,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts->format + "'");
     spec.format = *format;
     spec.params = parse_params(opts->params);
+    spec.model_params = parse_params(opts->model_params, "--model-param");
     if (opts->until_s >= 0) spec.mechanism.until_s = opts->until_s;
     auto t0 = std::chrono::steady_clock::now();
     RunOutput out = run_simulation(spec, registry);

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add("list", app::add_list_command(app, registry));
   add("model", app::add_model_command(app));
   add("predict-check", app::add_predict_check_command(app));
+  add("topology", app::add_topology_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

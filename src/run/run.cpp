@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/cf_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
@@ -90,7 +91,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     allocation_policy = registry.make_allocation(spec.policy, spec.params, spec.seed);
   else
     policy = registry.make(spec.policy, spec.params, spec.seed);
-  auto placement = make_placement(spec.placement);
+  auto placement = make_placement(spec.placement, spec.seed);
   if (!placement) {
     std::string known;
     for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
@@ -105,6 +106,9 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     if (!spec.trace.empty()) throw InputError("", 0, "--workload", "give either --trace or --workload, not both");
     if (!spec.throughputs.empty())
       throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
+    if (spec.model != "auto" || !spec.model_params.empty())
+      throw InputError("", 0, "--model",
+                       "a Pollux/Sia workload runs on the goodput model; choose its step-time model with --step-model");
     if (gavel)
       throw InputError("", 0, "--mechanism",
                        "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
@@ -129,7 +133,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   } else {
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
-  auto model = load_throughput_model(spec.throughputs, cluster);
+  auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
   if (gavel) {
     if (spec.profiling != "oracle")
