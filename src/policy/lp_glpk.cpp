@@ -194,8 +194,8 @@ LpResult LinearProgram::solve() {
     glp_std_basis(lp);
     result = run_glpk(s, mip, Warm::None);
   }
-  s.solved = true;
   result.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.solved = true;
   return result;
 }
 
