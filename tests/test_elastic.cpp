@@ -260,13 +260,13 @@ TEST_CASE("properties of every policy that runs Pollux workloads: every job fini
   if (!wl) return;
   auto profiles = test::shared_data("pollux/traces");
   if (!profiles) return;
-  // The first 40 jobs of workload 1 keep the suite fast (pollux's optimiser is the slow one).
+  // The first 20 jobs of workload 1 keep the suite fast (pollux's optimiser is the slow one).
   std::ifstream in(*wl);
   auto small = std::filesystem::temp_directory_path() / ("hetsim-props-" + std::to_string(::getpid()) + ".csv");
   {
     std::ofstream out(small);
     std::string line;
-    for (int i = 0; i < 41 && std::getline(in, line); ++i) out << line << "\n";
+    for (int i = 0; i < 21 && std::getline(in, line); ++i) out << line << "\n";
   }
   PolicyRegistry registry = make_default_registry();
   for (const char* policy : {"tiresias", "optimus", "pollux", "fifo", "srtf"}) {
@@ -278,8 +278,8 @@ TEST_CASE("properties of every policy that runs Pollux workloads: every job fini
     spec.mechanism.interval_s = 60;
     spec.policy = policy;
     RunOutput out = run_simulation(spec, registry);  // a GPU given twice throws inside the run
-    CHECK(out.summary.jobs_read == 40);
-    CHECK(out.summary.completed == 40);
+    CHECK(out.summary.jobs_read == 20);
+    CHECK(out.summary.completed == 20);
     CHECK(out.summary.utilization <= 1.0);
     for (const JobRecord& r : out.records) CHECK(r.jct_s() >= 0.0);
   }
