@@ -8,7 +8,6 @@
 
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/perf/goodput_model.hpp"
-#include "hetsim/perf/pollux_fit.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
@@ -284,18 +283,4 @@ TEST_CASE("properties of every policy that runs Pollux workloads: every job fini
     for (const JobRecord& r : out.records) CHECK(r.jct_s() >= 0.0);
   }
   std::filesystem::remove(small);
-}
-
-TEST_CASE("pollux-fit predicts held-out ncf T4 step times within a band") {
-  auto root = test::shared_data("pollux/traces");
-  if (!root) return;
-  std::map<std::string, PolluxApplication> apps;
-  apps.emplace("ncf", PolluxApplication::load("ncf", {*root}));
-  auto rows = fit_check(apps);
-  REQUIRE(rows.size() == 1);
-  CHECK(rows[0].gpu_type == "t4");
-  CHECK(rows[0].test_rows == 1059);
-  CHECK(rows[0].median_rel_err < 0.10);
-  CHECK(rows[0].median_rel_err > 0.01);  // a perfect fit would mean the check leaks training rows
-  CHECK(rows[0].p90_rel_err < 0.25);
 }
