@@ -81,6 +81,8 @@ TEST_CASE("LP: re-solves after bound, objective and structure changes start warm
 
   // A new variable and a new row after a solve: max 0.5x + y + w, w <= 1 and x + w <= 1. With
   // w = 1 - x and y = 1.5 the objective is 2.5 - 0.5x, so x = 0, w = 1, y = 1.5: 2.5.
+  int w = lp.add_variable(0, 1, 1);
+  lp.add_constraint({{x, 1}, {w, 1}}, -LinearProgram::kInf, 1);
   LpResult e = lp.solve();
   REQUIRE(e.status == LpResult::Status::Optimal);
   CHECK(e.objective == Approx(2.5));
