@@ -9,7 +9,9 @@
 //   sum_t T[i][t] x[i][t] >= rem_i / (rho D_i - age_i),  D_i = C_i + rem_i / I_i,
 // and the isolated allocation is feasible at rho_hi = max_i (age_i + rem_i/I_i)/D_i, so bisection
 // between max_i age_i/D_i and rho_hi (relative tolerance `tolerance`) finds the optimum. Each
-// feasibility LP maximises total normalised throughput so spare GPUs are used.
+// feasibility LP maximises total normalised throughput so spare GPUs are used. (It is not one LP:
+// the bound rem_i / (rho D_i - age_i) is convex, not linear, in rho unless every age is 0.) The LP
+// is built once per computation and each step only moves row bounds, so it re-solves warm.
 #include <algorithm>
 #include <cmath>
 #include <map>
