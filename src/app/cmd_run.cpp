@@ -1,83 +1,74 @@
-// `hetsim run`: one simulation, summary on stdout, jobs.csv + summary.json with --out.
+// `hetsim run`: one simulation, summary on stdout, jobs.csv + summary.json with --out, a Chrome
+// trace-event timeline and a utilisation CSV with --timeline.
 #include <chrono>
+#include <filesystem>
 #include <fmt/core.h>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
+#include "hetsim/metrics/timeline.hpp"
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
+#include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
 
-struct RunOptions {
-  RunSpec spec;
-  std::string format = "auto";
-  std::vector<std::string> params;
+struct RunCommandOptions {
+  RunOptions run;
   std::string out;
-  double until_s = -1.0;
+  std::string timeline;
   bool quiet = false;
 };
 
-PolicyParams parse_params(const std::vector<std::string>& items) {
-  PolicyParams params;
-  for (const std::string& item : items) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError("", 0, "--param", "expected key=value, got '" + item + "'");
-    params[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return params;
+// FILE.json -> FILE.utilization.csv (FILE -> FILE.utilization.csv without an extension).
+std::string utilization_path(const std::string& timeline) {
+  std::filesystem::path p(timeline);
+  if (p.extension() == ".json") p.replace_extension();
+  return p.string() + ".utilization.csv";
 }
 
 }  // namespace
 
 Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
-  auto opts = std::make_shared<RunOptions>();
+  auto opts = std::make_shared<RunCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Replay a trace on a cluster under one policy. With no options: the built-in default "
              "(cluster 'default', a seeded synthetic workload, policy fifo).");
-  cmd->add_option("--cluster", opts->spec.cluster, "Cluster preset name (see `hetsim list presets`) or cluster JSON file")
-      ->capture_default_str();
-  cmd->add_option("--trace", opts->spec.trace, "Trace file; omit for the built-in synthetic workload");
-  cmd->add_option("--format", opts->format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
-  cmd->add_option("--throughputs", opts->spec.throughputs,
-                  "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
-  cmd->add_option("--policy", opts->spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
-  cmd->add_option("--param", opts->params, "Policy parameter key=value (repeatable)");
-  cmd->add_option("--placement", opts->spec.placement, "Placement policy")->capture_default_str();
-  cmd->add_option("--restart-overhead", opts->spec.mechanism.restart_overhead_s,
-                  "Seconds without progress at every start, resume, move or resize of a job")
-      ->capture_default_str();
-  cmd->add_option("--interval", opts->spec.mechanism.interval_s,
-                  "Round length in seconds; 0 = run the policy at every arrival and completion")
-      ->capture_default_str();
-  cmd->add_flag("--schedule-on-arrival", opts->spec.mechanism.schedule_on_arrival,
-                "In round mode, also run the policy when a job arrives");
-  cmd->add_option("--heet-round", opts->spec.trace_options.heet_round_s,
-                  "Seconds per arrival round in Heet prototype traces")
-      ->capture_default_str();
-  cmd->add_option("--seed", opts->spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
-  cmd->add_option("--until", opts->until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
+  add_run_spec_options(cmd, opts->run);
   cmd->add_option("--out", opts->out, "Write DIR/jobs.csv and DIR/summary.json");
+  cmd->add_option("--timeline", opts->timeline,
+                  "Write the run as Chrome trace-event JSON to FILE (open in Perfetto or chrome://tracing), and "
+                  "busy GPUs over time to FILE's stem + .utilization.csv");
   cmd->add_flag("-q,--quiet", opts->quiet, "Do not print the summary table");
 
   return [opts, &registry]() -> int {
-    RunSpec spec = opts->spec;
-    auto format = parse_trace_format(opts->format);
-    if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts->format + "'");
-    spec.format = *format;
-    spec.params = parse_params(opts->params);
-    if (opts->until_s >= 0) spec.mechanism.until_s = opts->until_s;
+    RunSpec spec = to_run_spec(opts->run);
+    TimelineRecorder timeline;
+    UtilizationRecorder utilization;
+    std::vector<JobEventSink*> sinks;
+    if (!opts->timeline.empty()) sinks = {&timeline, &utilization};
     auto t0 = std::chrono::steady_clock::now();
-    RunOutput out = run_simulation(spec, registry);
+    RunOutput out = run_simulation(spec, registry, sinks);
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
+    if (!opts->timeline.empty()) {
+      std::ofstream trace(opts->timeline, std::ios::binary);
+      if (!trace) throw InputError(opts->timeline, 0, "--timeline", "cannot write file");
+      timeline.write(trace);
+      const std::string util = utilization_path(opts->timeline);
+      std::ofstream csv(util, std::ios::binary);
+      if (!csv) throw InputError(util, 0, "--timeline", "cannot write file");
+      utilization.write_csv(csv);
+    }
     if (!opts->quiet) {
       print_summary_table(std::cout, out.summary, out.info);
       fmt::print("  {:<22}{:>16.3f}\n", "wall time (s)", wall_s);
       if (!opts->out.empty()) fmt::print("outputs: {}/jobs.csv, {}/summary.json\n", opts->out, opts->out);
+      if (!opts->timeline.empty())
+        fmt::print("timeline: {} (Perfetto / chrome://tracing), {}\n", opts->timeline, utilization_path(opts->timeline));
     }
     for (const std::string& w : out.stats.warnings) fmt::print(stderr, "hetsim: warning: {}\n", w);
     if (out.stats.refused_requests > out.stats.warnings.size())

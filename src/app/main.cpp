@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   auto add = [&](const char* name, app::Action action) { commands.emplace_back(app.get_subcommand(name), std::move(action)); };
   add("run", app::add_run_command(app, registry));
   add("list", app::add_list_command(app, registry));
+  add("compare", app::add_compare_command(app, registry));
+  add("sweep", app::add_sweep_command(app, registry));
+  add("merge", app::add_merge_command(app, registry));
+  add("check", app::add_check_command(app, registry));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 #include "hetsim/experiment/compare.hpp"
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -108,7 +109,11 @@ void write_compare_json(std::ostream& out, const std::vector<CompareEntry>& entr
     j["status"] = e.error.empty() ? "ok" : "failed";
     j["error"] = e.error;
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : e.metrics) m[k] = v;
+    for (const auto& [k, v] : e.metrics) {
+      // Counts stay integers in JSON (2000, not 2000.0).
+      if (v == std::floor(v) && std::fabs(v) < 9.0e15) m[k] = static_cast<long long>(v);
+      else m[k] = v;
+    }
     j["metrics"] = std::move(m);
     all.push_back(std::move(j));
   }

@@ -38,7 +38,8 @@ struct MetricNames {
   MetricNames() {
     std::ostringstream s;
     write_summary_json(s, RunSummary{}, RunInfo{});
-    for (const auto& [key, value] : Json::parse(s.str()).items()) {
+    const Json parsed = Json::parse(s.str());  // kept alive: items() is a view into it
+    for (const auto& [key, value] : parsed.items()) {
       if (is_metadata(key)) continue;
       if (value.is_number()) plain.push_back(key);
       if (value.is_object()) groups.push_back(key);

@@ -16,7 +16,7 @@ int pid_of(const Cluster& cluster, GpuId gpu) { return cluster.node_of(gpu) + 1;
 
 }  // namespace
 
-void TimelineRecorder::on_run_start(const Cluster& cluster) { cluster_ = &cluster; }
+void TimelineRecorder::on_run_start(const Cluster& cluster) { cluster_ = cluster; }
 
 void TimelineRecorder::close(std::size_t job, SimTime at, std::string_view reason) {
   if (job >= open_.size() || !open_[job].active) return;
@@ -111,7 +111,7 @@ void TimelineRecorder::write(std::ostream& out) const {
 }
 
 void UtilizationRecorder::on_run_start(const Cluster& cluster) {
-  cluster_ = &cluster;
+  cluster_ = cluster;
   busy_by_type_.assign(cluster.gpu_types().size(), 0);
 }
 

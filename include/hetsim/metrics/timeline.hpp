@@ -3,6 +3,7 @@
 /// Perfetto and chrome://tracing open): one process per node, one thread (track) per GPU, one
 /// complete ("X") slice per job allocation on every GPU it holds, restarts as instant events, and a
 /// counter track of busy GPUs.
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,7 +40,8 @@ class TimelineRecorder final : public JobEventSink {
  private:
   void close(std::size_t job, SimTime at, std::string_view reason);
 
-  const Cluster* cluster_ = nullptr;
+  // A copy: write() runs after run_simulation has dropped its cluster.
+  std::optional<Cluster> cluster_;
   struct Open {
     bool active = false;
     TimelineSlice slice;
@@ -69,7 +71,7 @@ class UtilizationRecorder final : public JobEventSink {
   };
   void record(SimTime at);
 
-  const Cluster* cluster_ = nullptr;
+  std::optional<Cluster> cluster_;  // a copy, as above
   std::vector<std::vector<GpuId>> held_;  // by job index
   std::vector<int> busy_by_type_;
   std::vector<Row> rows_;

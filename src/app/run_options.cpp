@@ -1,0 +1,65 @@
+#include "run_options.hpp"
+
+#include "hetsim/util/error.hpp"
+
+namespace hetsim::app {
+
+void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
+  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`) or cluster JSON file")
+      ->capture_default_str();
+  cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
+  cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
+  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--throughputs", opts.spec.throughputs,
+                  "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
+  cmd->add_option("--generate", opts.generate_jobs,
+                  "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
+  cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
+  cmd->add_flag("--single-gpu", opts.single_gpu, "With --generate: every job on 1 GPU (default: Philly GPU-count mix)");
+  if (with_policy)
+    cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
+  cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
+  cmd->add_option("--placement", opts.spec.placement, "Placement policy")->capture_default_str();
+  cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
+                  "Seconds without progress at every start, resume, move or resize of a job")
+      ->capture_default_str();
+  cmd->add_option("--interval", opts.spec.mechanism.interval_s,
+                  "Round length in seconds; 0 = run the policy at every arrival and completion")
+      ->capture_default_str();
+  cmd->add_flag("--schedule-on-arrival", opts.spec.mechanism.schedule_on_arrival,
+                "In round mode, also run the policy when a job arrives");
+  cmd->add_option("--heet-round", opts.spec.trace_options.heet_round_s, "Seconds per arrival round in Heet prototype traces")
+      ->capture_default_str();
+  cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
+  cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
+}
+
+PolicyParams parse_params(const std::vector<std::string>& items) {
+  PolicyParams params;
+  for (const std::string& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("", 0, "--param", "expected key=value, got '" + item + "'");
+    params[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return params;
+}
+
+RunSpec to_run_spec(const RunOptions& opts) {
+  RunSpec spec = opts.spec;
+  auto format = parse_trace_format(opts.format);
+  if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts.format + "'");
+  spec.format = *format;
+  spec.params = parse_params(opts.params);
+  if (opts.until_s >= 0) spec.mechanism.until_s = opts.until_s;
+  if (opts.generate_jobs != 0) {
+    GavelWorkloadConfig g;
+    g.jobs = opts.generate_jobs;
+    g.jobs_per_hour = opts.jobs_per_hour;
+    g.multi_gpu = !opts.single_gpu;
+    spec.generator = g;
+  }
+  return spec;
+}
+
+}  // namespace hetsim::app
