@@ -131,6 +131,19 @@ TEST_CASE("sweep: N shards merged equal one unsharded run, byte for byte", "[exp
     CHECK(c.failed == 0);
     CHECK(tree(merged) == tree(whole.out_dir));
   }
+  CHECK(fs::exists(dir.path / "n4-shard3/results.shard-3-of-4.csv"));
+  // Shards sharing one folder (a cluster file system): merge into that folder itself.
+  const fs::path shared = dir.path / "shared";
+  for (int i = 0; i < 3; ++i) {
+    SweepOptions o;
+    o.out_dir = shared.string();
+    o.shard = Shard{i, 3};
+    run_sweep(spec, points, registry, o);
+  }
+  CHECK(merge_sweeps(spec, points, shared.string(), {shared.string()}).done == points.size());
+  auto files = tree(shared);
+  std::erase_if(files, [](const auto& f) { return f.first.find(".shard-") != std::string::npos; });
+  CHECK(files == tree(whole.out_dir));
   // A missing shard leaves its points "not run" in failures.csv.
   std::vector<std::string> partial{(dir.path / "n4-shard0").string()};
   const SweepCounts c = merge_sweeps(spec, points, (dir.path / "partial").string(), partial);

@@ -17,6 +17,7 @@ struct SweepCommandOptions {
   int threads = 2;
   std::string shard;
   bool fresh = false;
+  bool dry_run = false;
 };
 
 }  // namespace
@@ -31,9 +32,15 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("-j,--jobs", opts->threads, "Runs in parallel (threads)")->capture_default_str();
   cmd->add_option("--shard", opts->shard, "Run only share I of N (0-based I/N: points with index mod N == I)");
   cmd->add_flag("--fresh", opts->fresh, "Re-run points that are already done");
+  cmd->add_flag("--dry-run", opts->dry_run, "Check the spec and list its points without running anything");
   return [opts, &registry]() -> int {
     const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
     const auto points = expand_points(spec, registry);
+    if (opts->dry_run) {
+      for (const ExperimentPoint& p : points) fmt::print("{:>5}  {}\n", p.index, p.id);
+      fmt::print("spec {} is valid: {} points\n", spec.name, points.size());
+      return kOk;
+    }
     SweepOptions so;
     so.out_dir = opts->out.empty() ? "out/" + spec.name : opts->out;
     so.threads = opts->threads;
@@ -48,7 +55,10 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
                spec.name, c.in_shard,
                opts->shard.empty() ? "" : fmt::format(" in shard {} (of {} in all)", opts->shard, points.size()),
                c.skipped, c.ran, c.done, c.failed, wall_s, so.threads);
-    fmt::print("results: {0}/results.csv, failures: {0}/failures.csv, runs: {0}/points/<point>/\n", so.out_dir);
+    const std::string suffix = so.shard.count > 1 ? fmt::format(".shard-{}-of-{}", so.shard.index, so.shard.count) : "";
+    fmt::print("results: {0}/results{1}.csv, failures: {0}/failures{1}.csv, runs: {0}/points/<point>/\n", so.out_dir,
+               suffix);
+    if (so.shard.count > 1) fmt::print("join the shards with: hetsim merge {} --out DIR SHARD_DIRS...\n", opts->spec);
     if (c.failed > 0) {
       fmt::print(stderr, "hetsim: {} points failed (errors in {}/failures.csv); exit code {}\n", c.failed, so.out_dir,
                  static_cast<int>(kPointsFailed));

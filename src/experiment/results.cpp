@@ -148,7 +148,7 @@ PointStatus point_status(const std::string& point_dir, const std::string& finger
 
 std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, const ExperimentSpec& spec,
                                                   const std::vector<ExperimentPoint>& points,
-                                                  const std::vector<bool>& included) {
+                                                  const std::vector<bool>& included, const std::string& suffix) {
   const fs::path out(out_dir);
   // fmt rather than string operator+: GCC 12 reports a false -Wrestrict on "," + std::string.
   std::string axes_header;
@@ -158,9 +158,9 @@ std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, co
     for (const auto& [k, v] : p.axis_values) s += fmt::format(",{}", csv_cell(v));
     return s;
   };
-  std::ofstream manifest(out / "points.csv", std::ios::binary);
-  std::ofstream results(out / "results.csv", std::ios::binary);
-  std::ofstream failures(out / "failures.csv", std::ios::binary);
+  std::ofstream manifest(out / ("points" + suffix + ".csv"), std::ios::binary);
+  std::ofstream results(out / ("results" + suffix + ".csv"), std::ios::binary);
+  std::ofstream failures(out / ("failures" + suffix + ".csv"), std::ios::binary);
   if (!manifest || !results || !failures) throw InputError(out_dir, 0, "--out", "cannot write the results files");
   manifest << "index,point,policy" << axes_header << '\n';
   results << "point,policy" << axes_header << ",metric,value\n";

@@ -93,7 +93,9 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
     if (options.progress) options.progress(finished, to_run.size(), failed);
   });
   counts.ran = to_run.size();
-  auto [done, bad] = write_results(options.out_dir, spec, points, included);
+  const std::string suffix =
+      options.shard.count > 1 ? fmt::format(".shard-{}-of-{}", options.shard.index, options.shard.count) : "";
+  auto [done, bad] = write_results(options.out_dir, spec, points, included, suffix);
   counts.done = done;
   counts.failed = bad;
   return counts;

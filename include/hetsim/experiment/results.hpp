@@ -49,11 +49,13 @@ PointStatus point_status(const std::string& point_dir, const std::string& finger
 /// Writes <out>/points.csv (the manifest: index, point, policy, one column per axis), and from each
 /// point folder <out>/results.csv (point, policy, axes..., metric, value; points in index order,
 /// metrics in summary order, filtered to spec.metrics when given) and <out>/failures.csv (point,
-/// policy, axes..., error). Points that are neither done nor failed are listed as failures with
-/// error "not run" unless `only_shard` excludes them. Returns (done, failed) counts.
+/// policy, axes..., error). Only points with included[index] are reported (empty = all); a
+/// reported point that is neither done nor failed is a failure with error "not run". `suffix` goes
+/// before ".csv" (shards write "results.shard-0-of-4.csv", so shards sharing a folder never write
+/// the same file). Returns (done, failed) counts.
 std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, const ExperimentSpec& spec,
                                                   const std::vector<ExperimentPoint>& points,
-                                                  const std::vector<bool>& included);
+                                                  const std::vector<bool>& included, const std::string& suffix = "");
 
 /// Reads a results.csv (as written above). Throws InputError naming the file and line.
 std::vector<ResultRow> read_results_csv(const std::string& path);

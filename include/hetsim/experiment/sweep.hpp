@@ -51,7 +51,8 @@ struct SweepCounts {
 };
 
 /// Runs the points of `options.shard` that are not done yet, then writes points.csv, results.csv
-/// and failures.csv covering this shard. A point that throws is recorded as failed with its error;
+/// and failures.csv covering this shard (named "*.shard-I-of-N.csv" when there are several shards,
+/// so shards can share one output folder; `merge` writes the plain names). A point that throws is recorded as failed with its error;
 /// the others still run. Throws InputError only when the output folder cannot be written.
 SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points,
                       const PolicyRegistry& registry, const SweepOptions& options);
