@@ -133,5 +133,5 @@ TEST_CASE("the committed experiment specs parse and expand", "[experiment][spec]
   CHECK(expand_points(ci, registry).size() == 2 * 2 * 3);
   if (!test::shared_data("gavel/simulation_throughputs.json")) return;
   const ExperimentSpec g = load_experiment_spec(test::source_path("experiments/gavel108-load.json"), registry);
-  CHECK(expand_points(g, registry).size() == 2 * 5 * 3);
+  CHECK(expand_points(g, registry).size() == 3 * 5 * 3);
 }
