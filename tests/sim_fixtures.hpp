@@ -40,7 +40,7 @@ inline RunOutput run_jobs(const Cluster& cluster, std::vector<JobSpec> jobs, con
   auto p = registry.make(policy, params, 0);
   ConsolidatePlacement placement;
   return simulate(cluster, w, model, *p, placement, config, RunInfo{cluster.name(), "test", "test", policy,
-                                                                     "consolidate", "duration", 0});
+                                                                     "consolidate", "duration", 0, ""});
 }
 
 /// The record of a job by id (fails the test when absent).

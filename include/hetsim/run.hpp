@@ -9,6 +9,7 @@
 
 #include "hetsim/metrics/summary.hpp"
 #include "hetsim/policy/registry.hpp"
+#include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/sched/mechanism.hpp"
 #include "hetsim/trace/trace_reader.hpp"
 #include "hetsim/workload/gavel_generator.hpp"
@@ -32,6 +33,10 @@ struct RunSpec {
   PolicyParams params;
   std::string placement = "consolidate";
   MechanismConfig mechanism;
+  /// "event" (Mechanism: event-driven, or rounds with --interval), "gavel" (GavelMechanism:
+  /// round-based time sharing of an allocation policy, rounds of --interval s, default 360), or
+  /// "auto" (gavel for allocation-only policies, event otherwise).
+  std::string mechanism_kind = "auto";
   std::uint64_t seed = 0;
 };
 
@@ -41,6 +46,7 @@ struct RunOutput {
   RunSummary summary;
   std::vector<JobRecord> records;
   MechanismStats stats;
+  SolverStats solver;  ///< zero unless the gavel mechanism ran
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).
@@ -54,6 +60,15 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info, std::span<JobEventSink* const> extra_sinks = {});
+
+/// Runs already-loaded inputs under the round-based time-sharing mechanism.
+RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
+                         std::span<JobEventSink* const> extra_sinks = {});
+
+/// Builds the spec's policy once (in the form its mechanism needs) to check the name and the
+/// parameters without loading any input. Throws InputError as run_simulation would.
+void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry);
 
 /// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
 /// written.

@@ -23,7 +23,8 @@ struct CompareOptions {
 };
 
 // Each --param goes to the policies that declare it; one that no listed policy declares is an error.
-std::vector<PolicyVariant> variants(const CompareOptions& o, const PolicyParams& params, const PolicyRegistry& registry) {
+std::vector<PolicyVariant> variants(const CompareOptions& o, const RunSpec& base, const PolicyRegistry& registry) {
+  const PolicyParams& params = base.params;
   std::vector<PolicyVariant> out;
   std::set<std::string> seen;
   for (const std::string& name : o.policies) {
@@ -45,7 +46,12 @@ std::vector<PolicyVariant> variants(const CompareOptions& o, const PolicyParams&
     for (const PolicyVariant& v : out) used = used || v.params.count(k);
     if (!used) throw InputError("", 0, "--param", "no listed policy declares parameter '" + k + "'");
   }
-  for (const PolicyVariant& v : out) registry.make(v.name, v.params, 0);  // bad values fail before any run
+  for (const PolicyVariant& v : out) {  // bad values fail before any run
+    RunSpec probe = base;
+    probe.policy = v.name;
+    probe.params = v.params;
+    check_run_policy(probe, registry);
+  }
   return out;
 }
 
@@ -64,7 +70,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
                   "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv and summary.json in DIR/<policy>/");
   return [opts, &registry]() -> int {
     RunSpec base = to_run_spec(opts->run);
-    const auto policies = variants(*opts, base.params, registry);
+    const auto policies = variants(*opts, base, registry);
     base.params.clear();
     const auto entries = compare_policies(base, policies, registry, opts->threads);
     print_compare_table(std::cout, entries);

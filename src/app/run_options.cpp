@@ -19,6 +19,11 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   if (with_policy)
     cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
+  cmd->add_option("--mechanism", opts.spec.mechanism_kind,
+                  "auto, event (event-driven; rounds with --interval) or gavel (Gavel's round-based time sharing "
+                  "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
+                  "policies")
+      ->capture_default_str();
   cmd->add_option("--placement", opts.spec.placement, "Placement policy")->capture_default_str();
   cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
                   "Seconds without progress at every start, resume, move or resize of a job")

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
@@ -191,19 +192,7 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
   return Cluster(std::move(name), std::move(types), std::move(racks), std::move(nodes), source);
 }
 
-Cluster load_cluster_spec(const std::string& path) {
-  const std::string text = read_file(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann reports a byte offset; the line is what a user can jump to.
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
-  }
-  return cluster_from_json(j, path);
-}
+Cluster load_cluster_spec(const std::string& path) { return cluster_from_json(parse_json_file(path), path); }
 
 Cluster resolve_cluster(const std::string& preset_or_file) {
   if (auto preset = make_preset(preset_or_file)) return std::move(*preset);

@@ -80,6 +80,7 @@ std::vector<RunKey> run_keys() {
   keys.push_back(key("heet_round_s", K::Number, "seconds per arrival round of Heet prototype traces", [](RunSpec& s) -> auto& { return s.trace_options.heet_round_s; }));
   keys.push_back(key("throughputs", K::Path, "throughput table (Gavel JSON or Heet profiles.json)", [](RunSpec& s) -> auto& { return s.throughputs; }));
   keys.push_back(key("policy", K::Text, "scheduling policy (normally given by \"policies\")", [](RunSpec& s) -> auto& { return s.policy; }));
+  keys.push_back(key("mechanism", K::Text, "auto, event or gavel (round-based time sharing)", [](RunSpec& s) -> auto& { return s.mechanism_kind; }));
   keys.push_back(key("placement", K::Text, "placement policy", [](RunSpec& s) -> auto& { return s.placement; }));
   keys.push_back(key("restart_overhead_s", K::Number, "seconds without progress at every (re)start", [](RunSpec& s) -> auto& { return s.mechanism.restart_overhead_s; }));
   keys.push_back(key("interval_s", K::Number, "round length (s); 0 = event-driven", [](RunSpec& s) -> auto& { return s.mechanism.interval_s; }));

@@ -159,7 +159,10 @@ std::vector<PolicyVariant> parse_policies(const Json& list, const std::string& s
       }
       if (!varying.empty()) v.label += "(" + varying + ")";
       try {
-        registry.make(v.name, v.params, 0);
+        RunSpec probe;
+        probe.policy = v.name;
+        probe.params = v.params;
+        check_run_policy(probe, registry);
       } catch (const InputError& e) {
         throw InputError(spec_path, 0, field + ".params", e.what());
       }
@@ -304,7 +307,7 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
       // Checks that need the whole point: the policy with every parameter, and the generator.
       const std::string where = fmt::format("point {}", p.id);
       try {
-        registry.make(p.run.policy, p.run.params, p.run.seed);
+        check_run_policy(p.run, registry);
       } catch (const InputError& e) {
         throw InputError(spec.path, 0, "policies/param", fmt::format("{}: {}", where, e.what()));
       }

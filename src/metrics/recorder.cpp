@@ -10,7 +10,22 @@ RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs, double restar
       records_(jobs),
       alloc_since_s_(jobs, 0.0),
       types_used_(jobs, std::vector<char>(cluster.gpu_types().size(), 0)),
-      busy_by_type_(cluster.gpu_types().size(), 0.0) {}
+      busy_by_type_(cluster.gpu_types().size(), 0.0),
+      arrived_(jobs, 0) {}
+
+void RunRecorder::set_ideal_runtimes(const std::vector<double>& ideal_s) {
+  for (std::size_t i = 0; i < records_.size() && i < ideal_s.size(); ++i) records_[i].ideal_s = ideal_s[i];
+}
+
+double JobRecord::ftf_rho() const {
+  if (status != "completed" || !(ideal_s > 0.0) || active_at_arrival <= 0) return -1.0;
+  return jct_s() / (active_at_arrival * ideal_s);
+}
+
+double JobRecord::norm_throughput() const {
+  if (status != "completed" || !(ideal_s > 0.0) || !(jct_s() > 0.0)) return -1.0;
+  return ideal_s / jct_s();
+}
 
 void RunRecorder::on_event(const JobEvent& e) {
   auto i = static_cast<std::size_t>(e.job);
@@ -22,6 +37,15 @@ void RunRecorder::on_event(const JobEvent& e) {
       r.job_id = e.spec->id;
       r.submit_s = e.spec->submit.seconds();
       r.requested_gpus = e.spec->requested_gpus;
+      if (e.kind == JobEventKind::Arrived) {
+        // Jobs admitted at the same instant share N: each sees the others that arrived with it.
+        arrived_[i] = 1;
+        ++active_;
+        if (group_.empty() || e.time != group_time_) group_.clear();
+        group_time_ = e.time;
+        group_.push_back(i);
+        for (std::size_t k : group_) records_[k].active_at_arrival = active_;
+      }
       if (e.kind == JobEventKind::Rejected) {
         r.status = "rejected";
         r.reason = std::string(e.reason);
@@ -49,6 +73,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       if (!e.gpus.empty() && restart_overhead_s_ > 0.0) r.restart_s += std::min(held, restart_overhead_s_);
       if (e.kind == JobEventKind::Stopped && e.reason == "preempted") ++r.preemptions;
       if (e.kind == JobEventKind::Completed) {
+        if (arrived_[i]) --active_;
         r.finish_s = now;
         if (r.start_s < 0) r.start_s = now;  // zero-work job: done on arrival
         r.status = "completed";
@@ -56,6 +81,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       break;
     }
     case JobEventKind::Unfinished:
+      if (arrived_[i]) --active_;
       r.job_id = e.spec->id;
       r.submit_s = e.spec->submit.seconds();
       r.requested_gpus = e.spec->requested_gpus;

@@ -57,6 +57,22 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
     s.jct_p99_s = percentile(jcts, 99);
     s.makespan_s = last_finish - first_submit;
   }
+  double rho_sum = 0.0, x_sum = 0.0, x_sq = 0.0;
+  std::size_t rho_n = 0, x_n = 0;
+  for (const JobRecord& r : records) {
+    if (double rho = r.ftf_rho(); rho >= 0.0) {
+      s.ftf_rho_max = std::max(s.ftf_rho_max, rho);
+      rho_sum += rho;
+      ++rho_n;
+    }
+    if (double x = r.norm_throughput(); x >= 0.0) {
+      x_sum += x;
+      x_sq += x * x;
+      ++x_n;
+    }
+  }
+  if (rho_n > 0) s.ftf_rho_mean = rho_sum / static_cast<double>(rho_n);
+  if (x_n > 0 && x_sq > 0.0) s.jain_norm_throughput = x_sum * x_sum / (static_cast<double>(x_n) * x_sq);
   if (started > 0) s.queueing_mean_s = queue_sum / static_cast<double>(started);
   s.end_s = recorder.end().seconds();
   double window = std::isfinite(first_submit) ? s.end_s - first_submit : 0.0;
@@ -91,14 +107,15 @@ double round6(double v) { return std::round(v * 1e6) / 1e6; }
 
 void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   out << "job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,restarts,"
-         "restart_s,gpu_s,status,reason\n";
+         "restart_s,gpu_s,status,reason,ideal_s,active_at_arrival,ftf_rho,norm_throughput\n";
   for (const JobRecord& r : records) {
     bool done = r.status == "completed";
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", csv_text(r.job_id),
+    auto opt = [](double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); };
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", csv_text(r.job_id),
                seconds_cell(r.submit_s), seconds_cell(r.start_s), done ? seconds_cell(r.finish_s) : "",
                done ? seconds_cell(r.jct_s()) : "", r.start_s >= 0 ? seconds_cell(r.queueing_s()) : "", r.gpus,
                r.requested_gpus, r.gpu_types, r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
-               csv_text(r.reason));
+               csv_text(r.reason), opt(r.ideal_s), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
   }
 }
 
@@ -125,6 +142,12 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["restarts"] = s.restarts;
   j["restart_s"] = round6(s.restart_s);
   j["end_s"] = round6(s.end_s);
+  j["ftf_rho_max"] = round6(s.ftf_rho_max);
+  j["ftf_rho_mean"] = round6(s.ftf_rho_mean);
+  j["jain_norm_throughput"] = round6(s.jain_norm_throughput);
+  j["rounds"] = s.rounds;
+  j["allocations"] = s.allocations;
+  j["solver_failures"] = s.solver_failures;
   j["cluster"] = info.cluster;
   j["trace"] = info.trace;
   j["format"] = info.format;
@@ -132,6 +155,7 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["placement"] = info.placement;
   j["throughput_model"] = info.throughput_model;
   j["seed"] = info.seed;
+  j["mechanism"] = info.mechanism;
   out << j.dump(2) << "\n";
 }
 
@@ -152,6 +176,16 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
   for (const auto& [k, v] : s.utilization_by_type) fmt::print(out, "    {:<20}{:>16.4f}\n", k, v);
   fmt::print(out, "  {:<22}{:>16}\n", "preemptions", s.preemptions);
   fmt::print(out, "  {:<22}{:>16}\n", "restarts", s.restarts);
+  fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho max", s.ftf_rho_max);
+  fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho mean", s.ftf_rho_mean);
+  fmt::print(out, "  {:<22}{:>16.4f}\n", "Jain (norm. tput)", s.jain_norm_throughput);
+  if (s.allocations > 0) {
+    fmt::print(out, "  {:<22}{:>16}\n", "rounds", s.rounds);
+    fmt::print(out, "  {:<22}{:>16}\n", "allocations", s.allocations);
+    fmt::print(out, "  {:<22}{:>16}\n", "solver failures", s.solver_failures);
+    fmt::print(out, "  {:<22}{:>16.4f}\n", "solver time (s)", s.solver_s_total);
+    fmt::print(out, "  {:<22}{:>16.4f}\n", "solver max/round (s)", s.solver_s_max);
+  }
 }
 
 }  // namespace hetsim

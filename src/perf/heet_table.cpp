@@ -5,23 +5,11 @@
 
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
 namespace {
-
-// Reads and parses a whole JSON file; a syntax error becomes an InputError carrying the line, which
-// nlohmann reports only as a byte offset.
-nlohmann::json parse_json_file(const std::string& path) {
-  const std::string text = read_file(path);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
-  }
-}
 
 const nlohmann::json& require_object(const nlohmann::json& j, const std::string& path, const std::string& field,
                                      const char* what) {

@@ -4,6 +4,7 @@
 
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
@@ -12,15 +13,7 @@ std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, 
   if (path.empty()) return std::make_unique<DurationModel>(cluster);
   // Parsed here only to tell the formats apart; the chosen loader parses again, which costs a few
   // milliseconds for Gavel's 1.2 MB table and keeps each loader usable on its own.
-  const std::string text = read_file(path);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
-  }
+  const nlohmann::json root = parse_json_file(path);
   if (!root.is_object())
     throw InputError(path, 0, "", "a throughput file must be a JSON object (a Gavel table or a Heet profile)");
   if (root.contains("epoch_time_s")) return HeetProfileTable::load(path, cluster);

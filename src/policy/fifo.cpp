@@ -4,6 +4,7 @@
 // asked for, all of one type.
 #include <fmt/format.h>
 
+#include "gavel_fifo.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -54,14 +55,24 @@ void register_fifo(PolicyRegistry& registry) {
       "fifo",
       "strict arrival order, no backfilling: the head of the queue blocks; non-preemptive, rigid",
       "classic FIFO baseline (as in Tiresias, NSDI'19; Gavel, OSDI'20)",
-      {{"gpu_type", "first",
+      {{"gpu_type", "auto",
         "GPU type for the head job: 'first' = first type in cluster order with enough free GPUs "
-        "(heterogeneity-agnostic), 'fastest' = the type with the highest throughput for it"}},
+        "(heterogeneity-agnostic), 'fastest' = the type with the highest throughput for it; 'auto' = "
+        "'first' under the event mechanism and Gavel's own FIFO choice under --mechanism gavel"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         const std::string& v = param_string(p, "gpu_type");
-        if (v != "first" && v != "fastest")
-          throw InputError("", 0, "--param gpu_type", fmt::format("expected 'first' or 'fastest', got '{}'", v));
-        return std::make_unique<FifoPolicy>(v == "first" ? TypeChoice::First : TypeChoice::Fastest);
+        if (v != "first" && v != "fastest" && v != "auto")
+          throw InputError("", 0, "--param gpu_type",
+                           fmt::format("expected 'auto', 'first' or 'fastest', got '{}'", v));
+        return std::make_unique<FifoPolicy>(v == "fastest" ? TypeChoice::Fastest : TypeChoice::First);
+      },
+      // Under --mechanism gavel: Gavel's FIFO (base mode), or FIFO_Perf with gpu_type=fastest.
+      [](const PolicyParams& p, std::uint64_t seed) -> std::unique_ptr<AllocationPolicy> {
+        const std::string& v = param_string(p, "gpu_type");
+        if (v != "auto" && v != "fastest")
+          throw InputError("", 0, "--param gpu_type",
+                           fmt::format("under --mechanism gavel fifo takes 'auto' or 'fastest', got '{}'", v));
+        return make_gavel_fifo_allocation(v == "fastest", seed);
       }});
 }
 

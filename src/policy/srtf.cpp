@@ -79,7 +79,8 @@ void register_srtf(PolicyRegistry& registry) {
       {},
       [](const PolicyParams&, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         return std::make_unique<SrtfPolicy>();
-      }});
+      },
+      nullptr});
 }
 
 }  // namespace hetsim

@@ -1,5 +1,6 @@
 #include "hetsim/run.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -9,29 +10,107 @@
 #include "hetsim/workload/synthetic.hpp"
 
 namespace hetsim {
+namespace {
 
-RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
-                   SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
-                   RunInfo info, std::span<JobEventSink* const> extra_sinks) {
-  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+// Which mechanism a spec runs under (RunSpec::mechanism_kind).
+bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
+  return spec.mechanism_kind == "gavel" || (spec.mechanism_kind == "auto" && info && !info->make);
+}
+
+// work / best rate at the requested GPU count over all types (the job alone on its fastest type).
+std::vector<double> ideal_runtimes(const Cluster& cluster, const Workload& workload, const ThroughputModel& model) {
+  std::vector<double> out(workload.jobs.size(), -1.0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const JobSpec& spec = workload.jobs[i];
+    if (spec.work <= 0.0) continue;
+    double best = 0.0;
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+      auto type = static_cast<GpuTypeId>(t);
+      if (cluster.gpus_of_type(type) < spec.requested_gpus || spec.requested_gpus <= 0) continue;
+      best = std::max(best, model.rate(spec, {type, spec.requested_gpus,
+                                              spec.requested_gpus <= cluster.max_gpus_per_node(type)}));
+    }
+    if (best > 0.0) out[i] = spec.work / best;
+  }
+  return out;
+}
+
+// Solver time goes to the summary but not wall-clock-dependent keys: only counts are written to
+// summary.json (equal runs give equal bytes); the times are printed on stdout.
+void add_solver_stats(RunSummary& s, const SolverStats& solver) {
+  s.rounds = static_cast<long long>(solver.rounds);
+  s.allocations = static_cast<long long>(solver.allocations);
+  s.solver_failures = static_cast<long long>(solver.failures);
+  s.solver_s_total = solver.solver_s_total;
+  s.solver_s_max = solver.solver_s_max;
+}
+
+// The standard recorder first, then the caller's sinks, each told the cluster before the run.
+std::vector<JobEventSink*> with_extra_sinks(const Cluster& cluster, RunRecorder& recorder,
+                                            std::span<JobEventSink* const> extra_sinks) {
   std::vector<JobEventSink*> sinks{&recorder};
   for (JobEventSink* sink : extra_sinks) {
     sink->on_run_start(cluster);
     sinks.push_back(sink);
   }
-  Mechanism mechanism(cluster, workload, model, policy, placement, config, std::move(sinks));
+  return sinks;
+}
+
+}  // namespace
+
+void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry) {
+  const PolicyInfo* info = registry.find(spec.policy);
+  if (uses_gavel_mechanism(spec, info))
+    registry.make_allocation(spec.policy, spec.params, spec.seed);
+  else
+    registry.make(spec.policy, spec.params, spec.seed);
+}
+
+RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                   SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
+                   RunInfo info, std::span<JobEventSink* const> extra_sinks) {
+  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
+  Mechanism mechanism(cluster, workload, model, policy, placement, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
   out.stats = mechanism.run();
   out.summary = summarize(recorder, cluster);
   out.records = recorder.records();
   out.info = std::move(info);
+  out.info.mechanism = config.interval_s > 0 ? "rounds" : "event";
+  return out;
+}
+
+RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
+                         std::span<JobEventSink* const> extra_sinks) {
+  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
+  GavelMechanism mechanism(cluster, workload, model, policy, config, with_extra_sinks(cluster, recorder, extra_sinks));
+  RunOutput out;
+  out.stats = mechanism.run();
+  out.solver = mechanism.solver();
+  out.summary = summarize(recorder, cluster);
+  add_solver_stats(out.summary, out.solver);
+  out.records = recorder.records();
+  out.info = std::move(info);
+  out.info.mechanism = "gavel";
   return out;
 }
 
 RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
                          std::span<JobEventSink* const> extra_sinks) {
   // Check the cheap things first so a typo fails before a large trace is read.
-  auto policy = registry.make(spec.policy, spec.params, spec.seed);
+  const std::string& kind = spec.mechanism_kind;
+  if (kind != "auto" && kind != "event" && kind != "gavel")
+    throw InputError("", 0, "--mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)");
+  const bool gavel = uses_gavel_mechanism(spec, registry.find(spec.policy));
+  std::unique_ptr<SchedulingPolicy> policy;
+  std::unique_ptr<AllocationPolicy> allocation_policy;
+  if (gavel)
+    allocation_policy = registry.make_allocation(spec.policy, spec.params, spec.seed);
+  else
+    policy = registry.make(spec.policy, spec.params, spec.seed);
   auto placement = make_placement(spec.placement);
   if (!placement) {
     std::string known;
@@ -61,7 +140,15 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
   auto model = load_throughput_model(spec.throughputs, cluster);
-  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed};
+  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
+  if (gavel) {
+    GavelConfig config;
+    config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
+    config.restart_overhead_s = spec.mechanism.restart_overhead_s;
+    config.until_s = spec.mechanism.until_s;
+    config.seed = spec.seed;
+    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks);
+  }
   return simulate(cluster, workload, *model, *policy, *placement, spec.mechanism, std::move(info), extra_sinks);
 }
 

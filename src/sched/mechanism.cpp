@@ -94,6 +94,10 @@ void Mechanism::on_arrival(JobIndex j) {
   if (auto reason = admission_error(*job.spec)) {
     job.status = JobStatus::Rejected;
     job.reason = *reason;
+    // Point the user at the trace row (reasons found while reading already start with it).
+    const JobSpec& spec = *job.spec;
+    std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
+    if (!spec.source_file.empty() && job.reason.rfind(where, 0) != 0) job.reason = where + job.reason;
     ++final_jobs_;
     emit(JobEventKind::Rejected, job, {}, job.reason);
     return;

@@ -23,10 +23,23 @@ struct JobRecord {
   double gpu_s = 0.0;      ///< GPU-seconds held
   std::string status;      ///< completed, rejected, unfinished
   std::string reason;      ///< why rejected or unfinished
+  /// Ideal run time: work over the job's best rate at its requested GPU count (fastest type, the
+  /// job alone); -1 when unknown. Set by the run from the throughput model.
+  double ideal_s = -1.0;
+  /// N: admitted, unfinished jobs just after the instant the job was admitted (itself and every job
+  /// admitted at the same instant included).
+  int active_at_arrival = 0;
   /// JCT = finish - submit, for completed jobs.
   double jct_s() const { return finish_s - submit_s; }
   /// Queueing delay = first start - submit, for jobs that started.
   double queueing_s() const { return start_s - submit_s; }
+  /// Finish-time fairness rho = JCT / (N * ideal_s): JCT over the JCT with an isolated 1/N share of
+  /// the cluster, N = active_at_arrival (Themis, NSDI'20, with the share fixed at arrival). -1 when
+  /// not completed or ideal_s unknown/zero.
+  double ftf_rho() const;
+  /// Normalised throughput = ideal_s / JCT (fraction of its best isolated speed the job got over
+  /// its life); -1 when undefined.
+  double norm_throughput() const;
 };
 
 /// Collects JobRecords and busy GPU-seconds per GPU type.
@@ -36,6 +49,8 @@ class RunRecorder final : public JobEventSink {
   RunRecorder(const Cluster& cluster, std::size_t jobs, double restart_overhead_s);
   void on_event(const JobEvent& event) override;
   void on_run_end(SimTime end) override { end_ = end; }
+  /// Ideal run times per job (trace order), see JobRecord::ideal_s.
+  void set_ideal_runtimes(const std::vector<double>& ideal_s);
 
   const std::vector<JobRecord>& records() const { return records_; }
   /// Busy (allocated) GPU-seconds per GPU type.
@@ -50,6 +65,10 @@ class RunRecorder final : public JobEventSink {
   std::vector<double> alloc_since_s_;
   std::vector<std::vector<char>> types_used_;
   std::vector<double> busy_by_type_;
+  std::vector<char> arrived_;
+  int active_ = 0;
+  std::vector<std::size_t> group_;  // jobs admitted at group_time_
+  SimTime group_time_;
   SimTime end_;
 };
 

@@ -33,6 +33,17 @@ struct RunSummary {
   long long restarts = 0;
   double restart_s = 0.0;  ///< seconds jobs spent paying restart overhead, summed over jobs
   double end_s = 0.0;      ///< time of the last event
+  double ftf_rho_max = 0.0;   ///< largest finish-time fairness rho over completed jobs (JobRecord::ftf_rho)
+  double ftf_rho_mean = 0.0;  ///< mean rho over completed jobs with a defined rho
+  /// Jain's index (sum x)^2 / (n sum x^2) of the normalised throughputs x = ideal_s / JCT of
+  /// completed jobs (1 = all jobs got the same fraction of their best speed).
+  double jain_norm_throughput = 0.0;
+  // Filled by the gavel mechanism (0 otherwise).
+  long long rounds = 0;
+  long long allocations = 0;       ///< allocation computations
+  long long solver_failures = 0;   ///< computations that fell back to the isolated allocation
+  double solver_s_total = 0.0;     ///< wall time in the LP/ILP solver
+  double solver_s_max = 0.0;       ///< largest solver wall time of one computation
 };
 
 /// Linear-interpolation percentile (q in [0,100]) of unsorted values; 0 for an empty set.
@@ -43,7 +54,7 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster);
 
 /// Writes jobs.csv: one row per job read, in trace order. Columns: job_id, submit_s, start_s,
 /// finish_s, jct_s, queueing_s, gpus, requested_gpus, gpu_types, preemptions, restarts,
-/// restart_s, gpu_s, status, reason. Empty cells where a value does not exist.
+/// restart_s, gpu_s, status, reason, ideal_s, active_at_arrival, ftf_rho, norm_throughput. Empty cells where a value does not exist.
 void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records);
 
 /// Metadata written beside the statistics in summary.json.
@@ -55,6 +66,7 @@ struct RunInfo {
   std::string placement;
   std::string throughput_model;
   std::uint64_t seed = 0;
+  std::string mechanism;  ///< "event", "rounds" or "gavel"
 };
 
 /// Writes summary.json (keys in a fixed order, so equal runs give equal bytes).

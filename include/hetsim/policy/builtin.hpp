@@ -9,5 +9,17 @@ namespace hetsim {
 void register_fifo(PolicyRegistry& registry);
 /// srtf: preemptive shortest remaining time first (src/policy/srtf.cpp).
 void register_srtf(PolicyRegistry& registry);
+/// fifo-perf: Gavel's heterogeneity-aware FIFO (src/policy/fifo_perf.cpp).
+void register_fifo_perf(PolicyRegistry& registry);
+/// gavel-maxmin: weighted max-min fairness over normalised throughput (src/policy/gavel_maxmin.cpp).
+void register_gavel_maxmin(PolicyRegistry& registry);
+/// gavel-ftf: finish-time fairness (src/policy/gavel_ftf.cpp).
+void register_gavel_ftf(PolicyRegistry& registry);
+/// gavel-throughput: maximum total normalised throughput (src/policy/gavel_throughput.cpp).
+void register_gavel_throughput(PolicyRegistry& registry);
+/// gavel-makespan: minimum makespan (src/policy/gavel_makespan.cpp).
+void register_gavel_makespan(PolicyRegistry& registry);
+/// sia: Sia's ILP with restart penalty and fairness exponent p (src/policy/sia.cpp).
+void register_sia(PolicyRegistry& registry);
 
 }  // namespace hetsim

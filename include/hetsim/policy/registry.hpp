@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsim/policy/allocation.hpp"
 #include "hetsim/policy/policy.hpp"
 
 namespace hetsim {
@@ -17,7 +18,11 @@ struct PolicyInfo {
   std::string source;   ///< the paper or system it follows
   std::vector<PolicyParamInfo> params;
   /// Builds the policy; receives the checked parameters (defaults filled in) and the run seed.
+  /// nullptr for allocation-only policies (they run under the round-based time-sharing mechanism).
   std::function<std::unique_ptr<SchedulingPolicy>(const PolicyParams&, std::uint64_t seed)> make;
+  /// Builds the policy's allocation form (an X matrix for the round-based time-sharing mechanism,
+  /// `--mechanism gavel`); nullptr when the policy has none.
+  std::function<std::unique_ptr<AllocationPolicy>(const PolicyParams&, std::uint64_t seed)> make_allocation;
 };
 
 /// Policies by name, in registration order.
@@ -33,8 +38,14 @@ class PolicyRegistry {
   /// (listing the known ones), an undeclared parameter or a malformed value.
   std::unique_ptr<SchedulingPolicy> make(const std::string& name, const PolicyParams& params,
                                          std::uint64_t seed) const;
+  /// Builds the allocation form of a policy for the time-sharing mechanism. Same errors as make(),
+  /// plus InputError when the policy has no allocation form.
+  std::unique_ptr<AllocationPolicy> make_allocation(const std::string& name, const PolicyParams& params,
+                                                    std::uint64_t seed) const;
 
  private:
+  const PolicyInfo& checked(const std::string& name) const;
+  PolicyParams with_defaults(const PolicyInfo& info, const PolicyParams& params) const;
   std::vector<PolicyInfo> policies_;
 };
 

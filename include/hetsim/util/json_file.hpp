@@ -1,13 +1,17 @@
 #pragma once
-/// Reading JSON input files with errors that name the file and line.
+/// Reading JSON inputs (cluster specs, throughput tables, experiment specs) with errors a user can
+/// act on: nlohmann reports a byte offset, hetsim reports the line.
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace hetsim {
 
-/// Reads and parses a JSON file, keeping object keys in file order. Throws InputError naming the
-/// file (missing or unreadable) or the file and line (a syntax error; nlohmann reports only a byte
-/// offset, converted here).
+/// Reads and parses a JSON file. Throws InputError naming the file when it cannot be opened, and
+/// the file and line (with nlohmann's message) on a syntax error.
+nlohmann::json parse_json_file(const std::string& path);
+
+/// The same, keeping object keys in file order (experiment specs, whose key order is the order of
+/// sweep axes and settings).
 nlohmann::ordered_json read_json_file(const std::string& path);
 
 }  // namespace hetsim

@@ -1,0 +1,81 @@
+#pragma once
+/// Allocation policies: Gavel-style policies that answer with a matrix X[job][gpu type] = fraction
+/// of wall time the job should spend on that type (Narayanan et al., "Heterogeneity-Aware Cluster
+/// Scheduling Policies for Deep Learning Workloads", OSDI'20). The round-based time-sharing
+/// mechanism (sched/gavel_mechanism.hpp) turns X into per-round placements.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetsim/engine/sim_time.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim {
+
+/// One active job as an allocation policy sees it (a copy: policies cannot touch the simulation).
+struct AllocationJob {
+  JobIndex job = 0;
+  const JobSpec* spec = nullptr;
+  int scale_factor = 1;                ///< GPUs it needs at a time (rigid)
+  double priority_weight = 1.0;        ///< > 0 (admission rejects the rest)
+  std::vector<double> throughput;      ///< [type] work units/s on scale_factor GPUs of the type; 0 = cannot run there
+  double remaining_work = 0.0;         ///< in spec->unit
+  double age_s = 0.0;                  ///< now - submit
+  int current_type = -1;               ///< type it ran on in the last round, -1 = none
+  int placement_changes = 0;           ///< times its placement changed (first start included)
+};
+
+/// Read-only input of one allocation computation. `jobs` are in arrival order.
+struct AllocationView {
+  SimTime now;
+  std::vector<std::string> type_names;  ///< [type]
+  std::vector<int> gpus_per_type;       ///< [type] GPUs in the cluster
+  std::vector<AllocationJob> jobs;
+};
+
+/// X[row][type], one row per AllocationView::jobs entry.
+using AllocationMatrix = std::vector<std::vector<double>>;
+
+/// What a policy returns. When `ok` is false the mechanism reports `failure` and uses
+/// isolated_allocation() instead of `x`.
+struct AllocationResult {
+  AllocationMatrix x;
+  bool ok = true;
+  std::string failure;
+  double solver_s = 0.0;  ///< wall time in the LP/ILP solver for this computation
+  int solves = 0;         ///< LP/ILP solves made
+};
+
+/// An allocation policy. Implementations: one file per policy under src/policy/.
+class AllocationPolicy {
+ public:
+  virtual ~AllocationPolicy() = default;
+  virtual std::string name() const = 0;
+  /// Computes X for the active jobs. Must not throw for solver trouble: report it in the result.
+  virtual AllocationResult allocate(const AllocationView& view) = 0;
+  /// True: recompute X every round (Sia). False: Gavel's rule (on a change in the active set, at
+  /// most once per the mechanism's reset interval).
+  virtual bool every_round() const { return false; }
+  /// True: use a fixed GPU-type order each round (Gavel's "_Perf" policies); false: shuffle the
+  /// type order every round with the run seed (Gavel's heterogeneity-agnostic policies).
+  virtual bool fixed_type_order() const { return true; }
+  /// True: a job with priority 0 on a type is never scheduled there (Gavel's FIFO rule); false:
+  /// leftover GPUs go to zero-priority jobs too (work conservation, Gavel's LP policies).
+  virtual bool skip_zero_priority() const { return false; }
+};
+
+/// Gavel's isolated allocation (policies/isolated.py): every job gets an equal 1/N share of every
+/// type, x[i][t] = G_t / (N s_i), rows scaled to sum <= 1; zero on types where the job has zero
+/// throughput. The documented safe fallback when a solver fails.
+AllocationMatrix isolated_allocation(const AllocationView& view);
+/// Throughput of each job under isolated_allocation (sum_t T[i][t] x[i][t]).
+std::vector<double> isolated_throughputs(const AllocationView& view);
+/// Gavel's proportional-share throughput (policies/proportional.py): sum_t T[i][t] G_t / sum G.
+std::vector<double> proportional_throughputs(const AllocationView& view);
+/// Clips X into the feasible set: entries in [0, 1], 0 where throughput is 0 or NaN, rows summing
+/// to <= 1, and per-type GPU use sum_i s_i x[i][t] <= G_t (scaled down when a solver's round-off
+/// overshoots). With `scale_to_fit` false only the entry-wise clipping is done (the mechanism uses
+/// X as priority weights, as Gavel does, so it must not rescale a policy's X). Returns the matrix.
+AllocationMatrix sanitize_allocation(const AllocationView& view, AllocationMatrix x, bool scale_to_fit = true);
+
+}  // namespace hetsim

@@ -1,0 +1,62 @@
+#pragma once
+/// A small linear / mixed-integer program builder that hides the solver (GLPK, libglpk-dev):
+/// policies state variables, linear constraints and a linear objective, then call solve().
+/// Infinite bounds are written as +-kInf. Solver wall time is measured and returned.
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hetsim {
+
+/// Outcome of LinearProgram::solve().
+struct LpResult {
+  enum class Status { Optimal, Feasible, Infeasible, Unbounded, Failed };
+  Status status = Status::Failed;
+  std::vector<double> x;   ///< variable values (empty unless Optimal or Feasible)
+  double objective = 0.0;
+  double solve_s = 0.0;    ///< wall time spent in the solver (build + solve)
+  std::string message;     ///< solver's reason when not optimal
+  /// True when `x` holds a usable solution (optimal, or a feasible MIP incumbent at a time limit).
+  bool usable() const { return status == Status::Optimal || status == Status::Feasible; }
+};
+
+/// Name of an LpResult status ("optimal", "infeasible", ...).
+const char* to_string(LpResult::Status status);
+
+/// The builder. Variables and constraints are numbered from 0 in the order added.
+class LinearProgram {
+ public:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  enum class Sense { Minimize, Maximize };
+  using Terms = std::vector<std::pair<int, double>>;  ///< (variable index, coefficient)
+
+  explicit LinearProgram(Sense sense) : sense_(sense) {}
+  /// Adds a variable with bounds [lower, upper] (either may be infinite) and objective coefficient.
+  /// Throws std::invalid_argument on NaN or lower > upper.
+  int add_variable(double lower, double upper, double objective, bool integer = false);
+  /// Adds lower <= sum(coef * x[var]) <= upper. Throws std::invalid_argument on an unknown variable,
+  /// a non-finite coefficient, NaN bounds or lower > upper.
+  void add_constraint(const Terms& terms, double lower, double upper);
+  /// Changes the objective coefficient of a variable (for two-phase solves).
+  void set_objective(int var, double coefficient);
+  void set_sense(Sense sense) { sense_ = sense; }
+  /// Wall-time limit for MIPs (seconds); a feasible incumbent at the limit is returned as Feasible.
+  void set_time_limit_s(double seconds) { time_limit_s_ = seconds; }
+  int variables() const { return static_cast<int>(lower_.size()); }
+  int constraints() const { return static_cast<int>(row_lower_.size()); }
+  /// Solves with GLPK (simplex with presolve; branch-and-cut when a variable is integer). Never
+  /// throws for infeasible/unbounded/failed problems: the status says so.
+  LpResult solve() const;
+
+ private:
+  Sense sense_;
+  std::vector<double> lower_, upper_, cost_;
+  std::vector<char> integer_;
+  std::vector<double> row_lower_, row_upper_;
+  std::vector<int> nz_row_, nz_col_;
+  std::vector<double> nz_val_;
+  double time_limit_s_ = 10.0;
+};
+
+}  // namespace hetsim

@@ -1,0 +1,117 @@
+#pragma once
+/// Gavel's round-based time-sharing mechanism (Narayanan et al., OSDI'20, section 5;
+/// stanford-futuredata/gavel, scheduler/scheduler.py: simulate(), _update_priorities(),
+/// _schedule_jobs_on_workers()), re-implemented with Gavel's simulator semantics so that its
+/// numbers can be compared with Gavel's. `--mechanism gavel`; docs/policies.md describes it.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/metrics/job_event.hpp"
+#include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/policy/allocation.hpp"
+#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/sched/mechanism.hpp"
+#include "hetsim/util/py_random.hpp"
+
+namespace hetsim {
+
+/// Settings of the time-sharing mechanism.
+struct GavelConfig {
+  double round_s = 360.0;               ///< Gavel's time_per_iteration
+  double min_reset_interval_s = 1920.0; ///< Gavel's minimum_time_between_allocation_resets
+  double restart_overhead_s = 0.0;      ///< charged at every change of a job's placement
+  std::optional<double> until_s;        ///< horizon; jobs not done become unfinished
+  std::uint64_t seed = 0;               ///< GPU-type shuffling uses CPython's generator at seed + 5, as Gavel
+};
+
+/// Solver effort of one run (summed over allocation computations).
+struct SolverStats {
+  std::uint64_t rounds = 0;
+  std::uint64_t allocations = 0;  ///< allocation computations
+  std::uint64_t solves = 0;       ///< LP/ILP solves
+  std::uint64_t failures = 0;     ///< computations that fell back to the isolated allocation
+  double solver_s_total = 0.0;
+  double solver_s_max = 0.0;      ///< largest solver time of one computation
+};
+
+/// Gavel's per-type priority bookkeeping: time each job received on each type since the last
+/// reset (starting at half a round, as Gavel does), total time per type, and deficits.
+/// priority(j, t) = x / (job time / type time), x * 1e9 while the job has no share yet, 0 when
+/// x = 0, the job is not in X, or it has zero throughput on t.
+class GavelPriorities {
+ public:
+  GavelPriorities(std::size_t types, double round_s) : worker_s_(types, 0.0), round_s_(round_s) {}
+  void add_job(JobIndex j);
+  void remove_job(JobIndex j);
+  /// Adds `seconds` of run time of job j on `type`.
+  void record_run(JobIndex j, std::size_t type, double seconds);
+  /// Gavel's _reset_time_run_so_far: deficit += x_old * elapsed - (time received - round/2);
+  /// every job's time back to round/2, type totals to the sum of those.
+  void reset(double elapsed_s, const std::map<JobIndex, std::vector<double>>& old_allocation);
+  double fraction(JobIndex j, std::size_t type) const;
+  double priority(JobIndex j, std::size_t type, const std::map<JobIndex, std::vector<double>>& allocation,
+                  double throughput) const;
+  double deficit(JobIndex j, std::size_t type) const;
+  /// Jobs in the order they were added (Gavel's dict order).
+  const std::vector<JobIndex>& order() const { return order_; }
+
+ private:
+  std::map<JobIndex, std::vector<double>> job_s_;
+  std::map<JobIndex, std::vector<double>> deficit_;
+  std::vector<double> worker_s_;
+  std::vector<JobIndex> order_;
+  double round_s_;
+};
+
+/// Runs one simulation under the time-sharing mechanism. Construct, then call run() once.
+class GavelMechanism {
+ public:
+  GavelMechanism(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                 AllocationPolicy& policy, GavelConfig config, std::vector<JobEventSink*> sinks);
+  MechanismStats run();
+  const SolverStats& solver() const { return solver_; }
+  const std::vector<JobRuntime>& jobs() const { return jobs_; }
+
+ private:
+  struct Dispatch {
+    JobIndex job;
+    std::size_t type;
+    double steps;
+    double finish_s;
+  };
+  void emit(double time_s, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
+            std::string_view reason = {}, bool restart = false);
+  void admit(JobIndex j);
+  void compute_allocation(double now);
+  std::vector<std::size_t> type_order();
+  std::map<JobIndex, std::vector<GpuId>> choose_and_place();
+  void finish(JobIndex j, double time_s);
+  void end_unfinished(double time_s, const std::string& reason);
+
+  const Cluster& cluster_;
+  const Workload& workload_;
+  const ThroughputModel& model_;
+  AllocationPolicy& policy_;
+  GavelConfig config_;
+  std::vector<JobEventSink*> sinks_;
+  ClusterState state_;
+  std::vector<JobRuntime> jobs_;
+  std::vector<std::vector<double>> throughput_;  // [job][type], planning = progress rates
+  std::vector<int> placement_changes_;
+  std::set<JobIndex> active_;
+  std::map<JobIndex, std::vector<GpuId>> assignment_;  // last round's placements
+  std::map<JobIndex, std::vector<double>> allocation_; // X by job
+  GavelPriorities priorities_;
+  PyRandom shuffler_;
+  std::size_t final_jobs_ = 0;
+  double now_ = 0.0;
+  MechanismStats stats_;
+  SolverStats solver_;
+};
+
+}  // namespace hetsim

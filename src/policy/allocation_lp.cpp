@@ -1,0 +1,54 @@
+// The LP skeleton shared by the Gavel-style policies (see allocation_lp.hpp).
+#include "allocation_lp.hpp"
+
+#include <fmt/format.h>
+
+namespace hetsim {
+
+BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense) {
+  BaseLp base{LinearProgram(sense), {}};
+  const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
+  base.var.assign(n, std::vector<int>(types, -1));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t < types; ++t)
+      base.var[i][t] = base.lp.add_variable(0.0, view.jobs[i].throughput[t] > 0.0 ? 1.0 : 0.0, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    LinearProgram::Terms row;
+    for (std::size_t t = 0; t < types; ++t) row.push_back({base.var[i][t], 1.0});
+    base.lp.add_constraint(row, -LinearProgram::kInf, 1.0);
+  }
+  for (std::size_t t = 0; t < types; ++t) {
+    LinearProgram::Terms col;
+    for (std::size_t i = 0; i < n; ++i) col.push_back({base.var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
+    base.lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
+  }
+  return base;
+}
+
+AllocationMatrix read_allocation(const AllocationView& view, const BaseLp& base, const LpResult& result) {
+  AllocationMatrix x(view.jobs.size(), std::vector<double>(view.gpus_per_type.size(), 0.0));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t t = 0; t < x[i].size(); ++t) x[i][t] = result.x[static_cast<std::size_t>(base.var[i][t])];
+  return sanitize_allocation(view, std::move(x));
+}
+
+std::string describe_jobs(const AllocationView& view) {
+  std::string ids;
+  for (std::size_t i = 0; i < view.jobs.size() && i < 10; ++i)
+    ids += (i ? ", " : "") + (view.jobs[i].spec ? view.jobs[i].spec->id : std::to_string(view.jobs[i].job));
+  if (view.jobs.size() > 10) ids += ", ...";
+  return fmt::format("jobs {} ({} active)", ids, view.jobs.size());
+}
+
+AllocationResult solver_failure(const AllocationView& view, const std::string& policy, const LpResult& result,
+                                double solver_s, int solves) {
+  AllocationResult r;
+  r.ok = false;
+  r.failure = fmt::format("{}: solver {} ({}) for {}", policy, to_string(result.status), result.message,
+                          describe_jobs(view));
+  r.solver_s = solver_s;
+  r.solves = solves;
+  return r;
+}
+
+}  // namespace hetsim

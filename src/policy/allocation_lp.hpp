@@ -1,0 +1,28 @@
+#pragma once
+// Private to src/policy/: the LP skeleton every Gavel policy shares (Gavel, OSDI'20, policy.py
+// get_base_constraints): x[i][t] in [0, 1] (fixed to 0 where job i has zero throughput on t, so a
+// solver can never place it there), sum_t x[i][t] <= 1, sum_i s_i x[i][t] <= G_t.
+#include <string>
+#include <vector>
+
+#include "hetsim/policy/allocation.hpp"
+#include "hetsim/policy/lp.hpp"
+
+namespace hetsim {
+
+struct BaseLp {
+  LinearProgram lp;
+  std::vector<std::vector<int>> var;  // var[i][t]: index of x[i][t]
+};
+
+/// Builds the skeleton for `view` with the given sense and zero objective.
+BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense);
+/// Reads x[i][t] out of a usable solution and sanitizes it.
+AllocationMatrix read_allocation(const AllocationView& view, const BaseLp& base, const LpResult& result);
+/// "job ids a, b, c, ... (N jobs)" for failure messages.
+std::string describe_jobs(const AllocationView& view);
+/// A failed result carrying the solver's status and the jobs involved.
+AllocationResult solver_failure(const AllocationView& view, const std::string& policy, const LpResult& result,
+                                double solver_s, int solves);
+
+}  // namespace hetsim

@@ -1,0 +1,104 @@
+// sia: Sia's integer program (Jayaram Subramanya et al., "Sia: Heterogeneity-aware,
+// goodput-optimized ML-cluster scheduling", SOSP'23; siasosp23/artifacts, sia-simulator/sia.py),
+// for rigid jobs on throughput tables: the goodput model of the elastic work is not on main, so a
+// job's goodput on a type is its measured throughput at its requested GPU count, and its only
+// configuration per type is that count. Per round:
+//   speedup[i][t] = T[i][t] / min_{t': T>0} T[i][t']          (>= 1; 0 where T = 0)
+//   speedup[i][t] *= r_i for every t other than the job's current type (restart penalty), with
+//   Pollux's re-allocation factor r_i = max(age_i - restarts_i * P, 0) / (age_i + P), and r_i = 1
+//   while age_i < P (P = restart_penalty_s)
+//   A[i][t] = speedup[i][t]^p rounded to 2 decimals (p = fairness exponent, p != 0)
+//   p < 0: minimise  sum w_i A[i][t] x[i][t] + lambda_n (N - sum x)
+//   p > 0: maximise  sum w_i A[i][t] x[i][t] - lambda_n (N - sum x)
+//   x binary, sum_t x[i][t] <= 1, sum_i s_i x[i][t] <= G_t, x = 0 where T = 0.
+// lambda_n (> 1) makes an unallocated job cost more than any allocated one gains (Sia's default
+// 1.1; its sign rule is applied here from the sign of p). X is recomputed every round.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "allocation_lp.hpp"
+#include "hetsim/policy/builtin.hpp"
+#include "hetsim/util/error.hpp"
+
+namespace hetsim {
+namespace {
+
+class Sia final : public AllocationPolicy {
+ public:
+  Sia(double p, double lambda_n, double restart_penalty_s) : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s) {}
+  std::string name() const override { return "sia"; }
+  bool every_round() const override { return true; }
+
+  AllocationResult allocate(const AllocationView& view) override {
+    AllocationResult out;
+    const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
+    if (n == 0) return out;
+    LinearProgram lp(p_ < 0 ? LinearProgram::Sense::Minimize : LinearProgram::Sense::Maximize);
+    std::vector<std::vector<int>> var(n, std::vector<int>(types));
+    // The constant lambda_n * N is dropped; -lambda_n * x (p<0) or +lambda_n * x (p>0) remains.
+    const double per_alloc = p_ < 0 ? -lambda_n_ : lambda_n_;
+    for (std::size_t i = 0; i < n; ++i) {
+      const AllocationJob& job = view.jobs[i];
+      double slowest = 0.0;
+      for (double v : job.throughput)
+        if (v > 0.0 && (slowest == 0.0 || v < slowest)) slowest = v;
+      double realloc = 1.0;
+      if (job.age_s >= penalty_s_)
+        realloc = std::max(job.age_s - job.placement_changes * penalty_s_, 0.0) / (job.age_s + penalty_s_);
+      for (std::size_t t = 0; t < types; ++t) {
+        bool can = job.throughput[t] > 0.0 && slowest > 0.0;
+        double a = 0.0;
+        if (can) {
+          double speedup = job.throughput[t] / slowest;
+          if (job.current_type >= 0 && static_cast<std::size_t>(job.current_type) != t) speedup *= realloc;
+          a = speedup > 0.0 ? std::round(std::pow(speedup, p_) * 100.0) / 100.0 : 0.0;
+        }
+        var[i][t] = lp.add_variable(0.0, can ? 1.0 : 0.0, job.priority_weight * a + per_alloc, true);
+      }
+      LinearProgram::Terms row;
+      for (std::size_t t = 0; t < types; ++t) row.push_back({var[i][t], 1.0});
+      lp.add_constraint(row, -LinearProgram::kInf, 1.0);
+    }
+    for (std::size_t t = 0; t < types; ++t) {
+      LinearProgram::Terms col;
+      for (std::size_t i = 0; i < n; ++i) col.push_back({var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
+      lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
+    }
+    LpResult r = lp.solve();
+    out.solver_s = r.solve_s;
+    out.solves = 1;
+    if (!r.usable()) return solver_failure(view, name(), r, r.solve_s, 1);
+    out.x.assign(n, std::vector<double>(types, 0.0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
+    out.x = sanitize_allocation(view, std::move(out.x));
+    return out;
+  }
+
+ private:
+  double p_, lambda_n_, penalty_s_;
+};
+
+}  // namespace
+
+void register_sia(PolicyRegistry& registry) {
+  PolicyInfo info{"sia",
+                  "Sia's ILP over (job, GPU type) with restart penalty and fairness exponent p; rigid jobs on throughput tables",
+                  "Sia (Jayaram Subramanya et al., SOSP'23)",
+                  {{"p", "-0.5", "fairness exponent (non-zero); p < 0 favours fairness"},
+                   {"lambda_n", "1.1", "penalty for leaving a job unallocated (> 1)"},
+                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"}},
+                  nullptr,
+                  nullptr};
+  info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
+    double p = param_double(params, "p"), lambda_n = param_double(params, "lambda_n"),
+           penalty = param_double(params, "restart_penalty_s");
+    if (p == 0.0 || !std::isfinite(p)) throw InputError("", 0, "--param p", "must be a non-zero number");
+    if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
+    if (!(penalty >= 0.0)) throw InputError("", 0, "--param restart_penalty_s", "must not be negative");
+    return std::make_unique<Sia>(p, lambda_n, penalty);
+  };
+  registry.add(std::move(info));
+}
+
+}  // namespace hetsim

@@ -1,0 +1,33 @@
+#include "hetsim/sched/admission.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace hetsim {
+
+std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
+  if (!spec.invalid_reason.empty()) return spec.invalid_reason;
+  // Readers already reject these with file:line; jobs built in code reach here unchecked.
+  if (!(spec.priority_weight > 0.0))
+    return fmt::format("job {}: priority weight must be positive (got {})", spec.id, spec.priority_weight);
+  if (auto reason = model.check_job(spec, cluster)) return reason;
+  if (spec.requested_gpus > cluster.total_gpus())
+    return fmt::format("job {} requests {} GPUs; cluster '{}' has {}", spec.id, spec.requested_gpus, cluster.name(),
+                       cluster.total_gpus());
+  int largest = 0;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+    auto type = static_cast<GpuTypeId>(t);
+    int have = cluster.gpus_of_type(type);
+    largest = std::max(largest, have);
+    if (have < spec.requested_gpus) continue;
+    AllocationShape shape{type, spec.requested_gpus, spec.requested_gpus <= cluster.max_gpus_per_node(type)};
+    if (model.rate(spec, shape) > 0.0) return std::nullopt;
+  }
+  if (largest < spec.requested_gpus)
+    return fmt::format("job {} requests {} GPUs of one type; the largest GPU type of cluster '{}' has {}", spec.id,
+                       spec.requested_gpus, cluster.name(), largest);
+  return fmt::format("job {} has zero throughput on {} GPUs of every GPU type with that many GPUs", spec.id,
+                     spec.requested_gpus);
+}
+
+}  // namespace hetsim
