@@ -11,6 +11,7 @@ packages=(
   catch2                         # tests (Catch2 v2)
   libeigen3-dev                  # least squares, tensor completion
   libglpk-dev                    # LP/ILP policies (GLPK)
+  libqhull-dev                   # Delaunay interpolation of unmeasured placements (Qhull, as scipy)
   python3-matplotlib python3-pandas  # scripts/plot.py
   time                           # /usr/bin/time for the benchmarks
 )

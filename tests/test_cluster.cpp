@@ -97,9 +97,22 @@ TEST_CASE("presets: GPU counts per type, nodes and racks", "[cluster][presets]")
     CHECK(c.gpus_of_type(type_id(c, "k80")) == 8);
     CHECK(c.gpu_types()[static_cast<std::size_t>(type_id(c, "k80"))].relative_speed == 0.4);
   }
+  SECTION("pollux-64 and sia-64") {
+    const Cluster p = preset("pollux-64");
+    CHECK(p.total_gpus() == 64);
+    CHECK(p.nodes().size() == 16);
+    CHECK(p.gpus_of_type(type_id(p, "t4")) == 64);
+    const Cluster s = preset("sia-64");
+    CHECK(s.total_gpus() == 64);
+    CHECK(s.nodes().size() == 11);
+    CHECK(s.gpus_of_type(type_id(s, "t4")) == 24);
+    CHECK(s.gpus_of_type(type_id(s, "a100")) == 16);
+    CHECK(s.gpus_of_type(type_id(s, "rtx2080ti")) == 24);
+    CHECK(s.max_gpus_per_node(type_id(s, "a100")) == 8);
+  }
   SECTION("every listed preset builds, and nothing else does") {
     const auto presets = list_presets();
-    CHECK(presets.size() == 5);
+    CHECK(presets.size() == 7);
     for (const auto& [name, description] : presets) {
       CHECK(make_preset(name));
       CHECK_FALSE(description.empty());

@@ -135,3 +135,17 @@ TEST_CASE("the committed experiment specs parse and expand", "[experiment][spec]
   const ExperimentSpec g = load_experiment_spec(test::source_path("experiments/gavel108-load.json"), registry);
   CHECK(expand_points(g, registry).size() == 3 * 5 * 3);
 }
+
+TEST_CASE("spec: Pollux/Sia workloads default to 30 s restarts as on the command line", "[experiment][spec]") {
+  auto workload = test::shared_data("pollux/workloads/workload-1.csv");
+  if (!workload) return;
+  PolicyRegistry registry = make_default_registry();
+  const std::string text = R"({"cluster": "pollux-64", "interval_s": 60, "policies": ["tiresias"], "workload": ")" +
+                           *workload + R"("})";
+  const auto spec = parse_experiment_spec(nlohmann::ordered_json::parse(text), "/spec.json", registry);
+  CHECK(expand_points(spec, registry)[0].run.mechanism.restart_overhead_s == kPolluxRestartOverheadS);
+  const auto given = parse_experiment_spec(
+      nlohmann::ordered_json::parse(R"({"restart_overhead_s": 0, "policies": ["tiresias"], "workload": ")" + *workload + R"("})"),
+      "/spec.json", registry);
+  CHECK(expand_points(given, registry)[0].run.mechanism.restart_overhead_s == 0);
+}

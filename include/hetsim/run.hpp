@@ -29,6 +29,13 @@ struct RunSpec {
   TraceFormat format = TraceFormat::Auto;
   TraceOptions trace_options;
   std::string throughputs;              ///< throughput table file; empty = duration model
+  /// Pollux/Sia workload CSV (`--workload`): read with the pollux reader and run on the goodput
+  /// model; rounds then sit on the simulator's grid (k * interval from 0).
+  std::string workload;
+  std::vector<std::string> profiles;    ///< profile folders (`--profiles`); empty = next to the workload
+  std::string step_model = "pollux-table";  ///< step-time model of the goodput model
+  bool sia_restart_costs = false;       ///< per-application restart costs of Sia's simulator
+  bool exact_epochs = false;            ///< exact progress instead of the simulator's whole-second epochs
   std::string policy = "fifo";
   PolicyParams params;
   std::string placement = "consolidate";
@@ -39,6 +46,10 @@ struct RunSpec {
   std::string mechanism_kind = "auto";
   std::uint64_t seed = 0;
 };
+
+/// Restart overhead of Pollux/Sia workload runs (`workload`) when none is given: the Pollux
+/// simulator charges 30 s per (re)allocation. Applied by the CLI and by experiment specs.
+inline constexpr double kPolluxRestartOverheadS = 30.0;
 
 /// What a run produces.
 struct RunOutput {

@@ -33,5 +33,7 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry);
 Action add_merge_command(CLI::App& app, const PolicyRegistry& registry);
 /// Adds `check` (the regression gate against a baseline results table).
 Action add_check_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `model` (model checks: `model fit-check`).
+Action add_model_command(CLI::App& app);
 
 }  // namespace hetsim::app

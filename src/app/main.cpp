@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add("sweep", app::add_sweep_command(app, registry));
   add("merge", app::add_merge_command(app, registry));
   add("check", app::add_check_command(app, registry));
+  add("model", app::add_model_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

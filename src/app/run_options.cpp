@@ -10,6 +10,19 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
   cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
   cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--workload", opts.spec.workload,
+                  "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
+                  "restart overhead 30 s unless --restart-overhead is given");
+  cmd->add_option("--profiles", opts.spec.profiles,
+                  "Folder of Pollux/Sia application profiles (<app>/placements*.csv, validation-*.csv); repeatable; "
+                  "default: the traces/ folder above the workload, then pollux/traces beside it");
+  cmd->add_option("--step-model", opts.spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
+      ->capture_default_str();
+  cmd->add_flag("--exact-epochs", opts.spec.exact_epochs,
+                "Goodput model: exact progress, instead of epochs that end on whole seconds after each resume "
+                "(the Pollux simulator's clock)");
+  cmd->add_flag("--sia-restart-costs", opts.spec.sia_restart_costs,
+                "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts.spec.throughputs,
                   "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
   cmd->add_option("--generate", opts.generate_jobs,
@@ -25,9 +38,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "policies")
       ->capture_default_str();
   cmd->add_option("--placement", opts.spec.placement, "Placement policy")->capture_default_str();
-  cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
-                  "Seconds without progress at every start, resume, move or resize of a job")
-      ->capture_default_str();
+  opts.restart_option = cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
+                                        "Seconds without progress at every start, resume, move or resize of a job")
+                            ->capture_default_str();
   cmd->add_option("--interval", opts.spec.mechanism.interval_s,
                   "Round length in seconds; 0 = run the policy at every arrival and completion")
       ->capture_default_str();
@@ -52,6 +65,9 @@ PolicyParams parse_params(const std::vector<std::string>& items) {
 
 RunSpec to_run_spec(const RunOptions& opts) {
   RunSpec spec = opts.spec;
+  // The Pollux simulator charges 30 s per (re)allocation; that is the default for its workloads.
+  if (!spec.workload.empty() && opts.restart_option && opts.restart_option->count() == 0)
+    spec.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
   auto format = parse_trace_format(opts.format);
   if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts.format + "'");
   spec.format = *format;

@@ -18,6 +18,7 @@ struct RunOptions {
   int generate_jobs = 0;
   double jobs_per_hour = 4.0;
   bool single_gpu = false;
+  CLI::Option* restart_option = nullptr;  ///< to tell "not given" from an explicit value
 };
 
 /// Adds every run-defining option to `cmd`, storing into `opts` (which must outlive parsing).

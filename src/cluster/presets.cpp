@@ -13,6 +13,8 @@ constexpr double kP100MemoryGb = 16.0;
 constexpr double kK80MemoryGb = 12.0;
 constexpr double kT4MemoryGb = 16.0;
 constexpr double kA10MemoryGb = 24.0;
+constexpr double kA100MemoryGb = 40.0;
+constexpr double kRtx2080TiMemoryGb = 11.0;
 
 // Appends `count` nodes of `gpus_per_node` GPUs named "<type>-0", "<type>-1", ... like unnamed
 // nodes in a spec file.
@@ -72,6 +74,25 @@ Cluster build_philly_2048() {
   return Cluster("philly-2048", std::move(types), std::move(racks), std::move(nodes), "preset:philly-2048");
 }
 
+Cluster build_pollux_64() {
+  // The Pollux simulator's cluster: 16 AWS g4dn.12xlarge nodes of 4 T4 (simulator.py defaults).
+  std::vector<GpuType> types{{"t4", kT4MemoryGb, 1.0}};
+  std::vector<Node> nodes;
+  add_nodes(nodes, types, 0, 16, 4);
+  return Cluster("pollux-64", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:pollux-64");
+}
+
+Cluster build_sia_64() {
+  // Sia's heterogeneous simulated cluster (Jayaram Subramanya et al., SOSP'23): 6 x 4 T4,
+  // 2 x 8 A100, 3 x 8 RTX 2080 Ti.
+  std::vector<GpuType> types{{"t4", kT4MemoryGb, 1.0}, {"a100", kA100MemoryGb, 1.0}, {"rtx2080ti", kRtx2080TiMemoryGb, 1.0}};
+  std::vector<Node> nodes;
+  add_nodes(nodes, types, 0, 6, 4);
+  add_nodes(nodes, types, 1, 2, 8);
+  add_nodes(nodes, types, 2, 3, 8);
+  return Cluster("sia-64", std::move(types), {Rack{"rack0"}}, std::move(nodes), "preset:sia-64");
+}
+
 constexpr Preset kPresets[] = {
     {"default", "8 v100 (speed 1.0) + 8 k80 (speed 0.4) on four 4-GPU nodes, one rack; used when no cluster is given",
      build_default},
@@ -80,6 +101,9 @@ constexpr Preset kPresets[] = {
     {"heet-12", "Heet's prototype testbed: one 4-GPU host each of a10, v100, t4", build_heet_12},
     {"philly-2048", "Philly-sized cluster: 256 nodes x 8 GPUs of one generic type 'gpu', 8 racks of 32 nodes",
      build_philly_2048},
+    {"pollux-64", "the Pollux simulator's cluster: 16 nodes x 4 t4, one rack", build_pollux_64},
+    {"sia-64", "Sia's simulated cluster: 6 nodes x 4 t4 + 2 nodes x 8 a100 + 3 nodes x 8 rtx2080ti, one rack",
+     build_sia_64},
 };
 
 }  // namespace

@@ -58,6 +58,7 @@ const char* describe(RunKeyKind kind) {
   switch (kind) {
     case RunKeyKind::Text: return "a string";
     case RunKeyKind::Path: return "a file path (string, relative to the spec file)";
+    case RunKeyKind::Folder: return "a folder path (string, relative to the spec file)";
     case RunKeyKind::Cluster: return "a preset name or a cluster JSON path (string)";
     case RunKeyKind::Number: return "a number";
     case RunKeyKind::Integer: return "an integer";
@@ -78,6 +79,11 @@ std::vector<RunKey> run_keys() {
     if (!f) throw std::invalid_argument("unknown trace format '" + v.get<std::string>() + "' (auto, native, gavel, philly, heet)");
     s.format = *f; }});
   keys.push_back(key("heet_round_s", K::Number, "seconds per arrival round of Heet prototype traces", [](RunSpec& s) -> auto& { return s.trace_options.heet_round_s; }));
+  keys.push_back(key("workload", K::Path, "Pollux/Sia workload CSV (goodput model; restart_overhead_s defaults to 30)", [](RunSpec& s) -> auto& { return s.workload; }));
+  keys.push_back(RunKey{"profiles", K::Folder, "folder of Pollux/Sia application profiles", [](RunSpec& s, const nlohmann::ordered_json& v) { s.profiles = {v.get<std::string>()}; }});
+  keys.push_back(key("step_model", K::Text, "step-time model of the goodput model: pollux-table, pollux-fit", [](RunSpec& s) -> auto& { return s.step_model; }));
+  keys.push_back(key("exact_epochs", K::Boolean, "goodput model: exact progress instead of whole-second epochs", [](RunSpec& s) -> auto& { return s.exact_epochs; }));
+  keys.push_back(key("sia_restart_costs", K::Boolean, "per-application restart costs of Sia's simulator", [](RunSpec& s) -> auto& { return s.sia_restart_costs; }));
   keys.push_back(key("throughputs", K::Path, "throughput table (Gavel JSON or Heet profiles.json)", [](RunSpec& s) -> auto& { return s.throughputs; }));
   keys.push_back(key("policy", K::Text, "scheduling policy (normally given by \"policies\")", [](RunSpec& s) -> auto& { return s.policy; }));
   keys.push_back(key("mechanism", K::Text, "auto, event or gavel (round-based time sharing)", [](RunSpec& s) -> auto& { return s.mechanism_kind; }));

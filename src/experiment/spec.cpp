@@ -60,6 +60,7 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
   switch (k->kind) {
     case RunKeyKind::Text:
     case RunKeyKind::Path:
+    case RunKeyKind::Folder:
     case RunKeyKind::Cluster: ok = value.is_string(); break;
     case RunKeyKind::Number: ok = value.is_number(); break;
     case RunKeyKind::Integer: ok = value.is_number_integer(); break;
@@ -74,6 +75,11 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
     if (!fs::is_regular_file(file))
       throw InputError(spec_path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
     stored = file;
+  } else if (k->kind == RunKeyKind::Folder) {
+    const std::string folder = resolve(value.get<std::string>());
+    if (!fs::is_directory(folder))
+      throw InputError(spec_path, 0, field, fmt::format("folder not found: {} (paths are relative to the spec file)", folder));
+    stored = folder;
   } else if (k->kind == RunKeyKind::Cluster && !make_preset(value.get<std::string>())) {
     const std::string file = resolve(value.get<std::string>());
     if (!fs::is_regular_file(file)) {
@@ -275,6 +281,10 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
   const Keys keys;
   RunSpec base;
   for (const auto& [key, value] : spec.settings) apply(keys, base, key, value);
+  // As on the command line, Pollux/Sia workloads default to the Pollux simulator's restart cost.
+  bool restart_given = false;
+  for (const auto& [key, value] : spec.settings) restart_given = restart_given || key == "restart_overhead_s";
+  for (const SweepAxis& a : spec.axes) restart_given = restart_given || a.key == "restart_overhead_s";
   std::vector<ExperimentPoint> points;
   std::set<std::pair<std::string, std::string>> generator_tables_checked;
   std::vector<std::size_t> at(spec.axes.size(), 0);
@@ -299,6 +309,7 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
         settings[spec.axes[a].key] = value;
         id += "__" + spec.axes[a].key + "=" + value_text(value);
       }
+      if (!p.run.workload.empty() && !restart_given) p.run.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
       fingerprint["settings"] = std::move(settings);
       fingerprint["params"] = Json(std::map<std::string, std::string>(p.run.params.begin(), p.run.params.end()));
       p.fingerprint = fingerprint.dump(1);

@@ -4,10 +4,10 @@
 
 namespace hetsim {
 
-RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs, double restart_overhead_s)
+RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs)
     : cluster_(cluster),
-      restart_overhead_s_(restart_overhead_s),
       records_(jobs),
+      restart_len_s_(jobs, 0.0),
       alloc_since_s_(jobs, 0.0),
       types_used_(jobs, std::vector<char>(cluster.gpu_types().size(), 0)),
       busy_by_type_(cluster.gpu_types().size(), 0.0),
@@ -57,6 +57,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       alloc_since_s_[i] = now;
       for (GpuId g : e.gpus) types_used_[i][static_cast<std::size_t>(cluster_.type_of(g))] = 1;
       if (e.restart) ++r.restarts;
+      restart_len_s_[i] = e.restart ? e.restart_s : 0.0;
       r.gpu_types.clear();
       for (std::size_t t = 0; t < types_used_[i].size(); ++t) {
         if (!types_used_[i][t]) continue;
@@ -70,7 +71,8 @@ void RunRecorder::on_event(const JobEvent& e) {
       for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
       r.gpu_s += held * static_cast<double>(e.gpus.size());
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
-      if (!e.gpus.empty() && restart_overhead_s_ > 0.0) r.restart_s += std::min(held, restart_overhead_s_);
+      if (!e.gpus.empty() && restart_len_s_[i] > 0.0) r.restart_s += std::min(held, restart_len_s_[i]);
+      restart_len_s_[i] = 0.0;
       if (e.kind == JobEventKind::Stopped && e.reason == "preempted") ++r.preemptions;
       if (e.kind == JobEventKind::Completed) {
         if (arrived_[i]) --active_;

@@ -1,5 +1,8 @@
 #include "hetsim/perf/throughput_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace hetsim {
 
 AllocationShape shape_of(const Cluster& cluster, std::span<const GpuId> gpus) {
@@ -15,6 +18,37 @@ AllocationShape shape_of(const Cluster& cluster, std::span<const GpuId> gpus) {
     }
   }
   return s;
+}
+
+double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                      std::span<const GpuId> gpus, int batch_size, double done, double seconds) {
+  while (seconds > 0.0 && done < job.work) {
+    double r = model.rate_at(job, cluster, gpus, batch_size, done);
+    if (!(r > 0.0)) break;
+    double bp = std::min(model.next_rate_change(job, done), job.work);
+    double need = (bp - done) / r;
+    if (need <= seconds) {
+      done = bp;
+      seconds -= need;
+    } else {
+      done += r * seconds;
+      seconds = 0.0;
+    }
+  }
+  return done;
+}
+
+double seconds_to_finish(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                         std::span<const GpuId> gpus, int batch_size, double done) {
+  double seconds = 0.0;
+  while (done < job.work) {
+    double r = model.rate_at(job, cluster, gpus, batch_size, done);
+    if (!(r > 0.0)) return std::numeric_limits<double>::infinity();
+    double bp = std::min(model.next_rate_change(job, done), job.work);
+    seconds += (bp - done) / r;
+    done = bp;
+  }
+  return seconds;
 }
 
 }  // namespace hetsim

@@ -12,6 +12,15 @@ double SchedulerContext::remaining_work(JobIndex j) const {
   return std::max(0.0, job.remaining_work - job.rate * (now_ - from).seconds());
 }
 
+double SchedulerContext::work_done(JobIndex j) const {
+  const JobRuntime& job = this->job(j);
+  if (job.status != JobStatus::Running) return job.work_done;
+  SimTime from = std::max(job.updated, job.resume_at);
+  if (now_ <= from) return job.work_done;
+  return progress_after(*model_, *job.spec, cluster(), job.gpus, job.batch_size, job.work_done,
+                        (now_ - from).seconds());
+}
+
 double SchedulerContext::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {
   AllocationShape shape{type, count, count <= cluster().max_gpus_per_node(type)};
   return model_->rate(job, shape);

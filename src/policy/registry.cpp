@@ -89,6 +89,9 @@ PolicyRegistry make_default_registry() {
   register_gavel_throughput(registry);
   register_gavel_makespan(registry);
   register_sia(registry);
+  register_tiresias(registry);
+  register_optimus(registry);
+  register_pollux(registry);
   return registry;
 }
 

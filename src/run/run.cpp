@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
@@ -69,7 +70,7 @@ void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry) {
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info, std::span<JobEventSink* const> extra_sinks) {
-  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
   Mechanism mechanism(cluster, workload, model, policy, placement, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
@@ -84,7 +85,7 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                          AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
                          std::span<JobEventSink* const> extra_sinks) {
-  RunRecorder recorder(cluster, workload.jobs.size(), config.restart_overhead_s);
+  RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
   GavelMechanism mechanism(cluster, workload, model, policy, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
@@ -128,6 +129,28 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   Cluster cluster = resolve_cluster(spec.cluster);
   if (spec.cluster_scale > 1) cluster = scale_cluster(cluster, spec.cluster_scale);
   Workload workload;
+  if (!spec.workload.empty()) {
+    if (!spec.trace.empty()) throw InputError("", 0, "--workload", "give either --trace or --workload, not both");
+    if (spec.generator) throw InputError("", 0, "--workload", "give either --workload or the generator, not both");
+    if (!spec.throughputs.empty())
+      throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
+    if (gavel)
+      throw InputError("", 0, "--mechanism",
+                       "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
+                           "' needs --mechanism gavel, which does not model elastic goodput jobs");
+    workload = read_trace(spec.workload, TraceFormat::Pollux);
+    std::vector<std::string> roots = spec.profiles.empty() ? default_profile_roots(spec.workload) : spec.profiles;
+    if (roots.empty())
+      throw InputError(spec.workload, 0, "--profiles",
+                       "no application profiles found next to the workload (no traces/ folder above it); pass --profiles DIR");
+    auto model = load_goodput_model(cluster, workload, roots, spec.step_model);
+    model->set_whole_second_epochs(!spec.exact_epochs);
+    attach_goodput_work(workload, *model, spec.sia_restart_costs);
+    MechanismConfig config = spec.mechanism;
+    config.round_grid_from_zero = true;
+    RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
+    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info), extra_sinks);
+  }
   if (spec.generator) {
     GavelWorkloadConfig cfg = *spec.generator;
     cfg.seed = spec.seed;

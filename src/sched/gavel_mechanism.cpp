@@ -60,7 +60,8 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
 
 void GavelMechanism::emit(double time_s, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
                           std::string_view reason, bool restart) {
-  JobEvent e{SimTime::from_seconds(time_s), kind, job.index, job.spec, gpus, reason, restart};
+  JobEvent e{SimTime::from_seconds(time_s), kind, job.index, job.spec, gpus, reason, restart,
+             restart ? config_.restart_overhead_s : 0.0};
   for (JobEventSink* sink : sinks_) sink->on_event(e);
 }
 

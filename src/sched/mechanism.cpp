@@ -1,6 +1,7 @@
 #include "hetsim/sched/mechanism.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace hetsim {
@@ -118,10 +119,12 @@ void Mechanism::on_arrival(JobIndex j) {
     if (!tick_scheduled_) {
       // Rounds are anchored at the first arrival; after an idle gap they resume on that grid.
       SimTime next = sim_.now();
+      if (!first_tick_ && config_.round_grid_from_zero) first_tick_ = SimTime::from_us(0);
       if (first_tick_) {
         std::int64_t step = SimTime::from_seconds(config_.interval_s).us();
         std::int64_t since = sim_.now().us() - first_tick_->us();
         std::int64_t k = (since + step - 1) / step;
+        if (config_.round_grid_from_zero) k = std::max<std::int64_t>(k, 1);
         next = SimTime::from_us(first_tick_->us() + k * step);
       }
       if (!first_tick_) first_tick_ = next;
@@ -224,7 +227,10 @@ void Mechanism::apply(const Decision& decision) {
     if (job.status == JobStatus::Running) {
       bool same = exact ? req.gpus == job.gpus
                         : (req.gpu_type == job.gpu_type && req.gpu_count == static_cast<int>(job.gpus.size()));
-      if (same) continue;  // keep the allocation: no restart
+      if (same) {  // keep the allocation: no restart
+        if (req.batch_size > 0 && req.batch_size != job.batch_size) change_batch(job, req.batch_size);
+        continue;
+      }
       stop_job(job, exact ? "moved" : (req.gpu_type == job.gpu_type ? "resized" : "moved"), false);
     }
     to_place.push_back(&req);
@@ -252,7 +258,8 @@ void Mechanism::apply(const Decision& decision) {
         continue;
       }
     }
-    if (!(model_.rate_on(*job.spec, cluster_, gpus) > 0.0)) {
+    if (req->batch_size > 0) job.batch_size = req->batch_size;
+    if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
       refuse(fmt::format("job {}: zero throughput on the requested GPUs; not placed", job.spec->id));
       continue;
     }
@@ -260,14 +267,50 @@ void Mechanism::apply(const Decision& decision) {
   }
 }
 
+double Mechanism::restart_overhead_of(const JobRuntime& job) const {
+  return job.spec->restart_overhead_s >= 0.0 ? job.spec->restart_overhead_s : config_.restart_overhead_s;
+}
+
 void Mechanism::advance(JobRuntime& job) {
   SimTime now = sim_.now();
   if (job.status == JobStatus::Running) {
     SimTime from = std::max(job.updated, job.resume_at);
-    if (now > from) job.remaining_work = std::max(0.0, job.remaining_work - job.rate * (now - from).seconds());
+    if (now > from) {
+      double dt = (now - from).seconds();
+      const double work = job.spec->work;
+      if (!std::isfinite(model_.next_rate_change(*job.spec, job.work_done))) {
+        job.remaining_work = std::max(0.0, job.remaining_work - job.rate * dt);
+        job.work_done += job.rate * dt;
+      } else {
+        // Progress-dependent rate: integrate piece by piece; a crossed breakpoint is hit exactly.
+        job.work_done = progress_after(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done, dt);
+        job.remaining_work = std::max(0.0, work - job.work_done);
+        job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
+      }
+    }
     job.attained_gpu_s += static_cast<double>(job.gpus.size()) * (now - job.updated).seconds();
   }
   job.updated = now;
+}
+
+void Mechanism::schedule_completion(JobRuntime& job) {
+  double seconds = 0.0;
+  if (!std::isfinite(model_.next_rate_change(*job.spec, job.work_done))) {
+    seconds = job.remaining_work / job.rate;
+  } else {
+    seconds = seconds_to_finish(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
+    if (!std::isfinite(seconds)) return;  // never completes here; a later decision must move it
+  }
+  SimTime start = std::max(job.resume_at, sim_.now());
+  sim_.schedule(start + SimTime::from_seconds(seconds), EventClass::Completion, job.index, job.generation);
+}
+
+void Mechanism::change_batch(JobRuntime& job, int batch_size) {
+  advance(job);
+  job.batch_size = batch_size;
+  job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
+  ++job.generation;
+  schedule_completion(job);
 }
 
 void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
@@ -275,19 +318,19 @@ void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
   state_.assign(job.index, gpus);
   job.gpus = std::move(gpus);
   job.gpu_type = cluster_.type_of(job.gpus.front());
-  job.rate = model_.rate_on(*job.spec, cluster_, job.gpus);
+  job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
   job.updated = now;
   job.allocated_since = now;
-  bool restart = config_.restart_overhead_s > 0.0;
-  job.resume_at = restart ? now + SimTime::from_seconds(config_.restart_overhead_s) : now;
+  const double overhead_s = restart_overhead_of(job);
+  bool restart = overhead_s > 0.0;
+  job.resume_at = restart ? now + SimTime::from_seconds(overhead_s) : now;
   if (restart) ++job.restarts;
   ++job.generation;
   job.status = JobStatus::Running;
   pending_.erase(job.index);
   running_.insert(job.index);
-  SimTime done = job.resume_at + SimTime::from_seconds(job.remaining_work / job.rate);
-  sim_.schedule(done, EventClass::Completion, job.index, job.generation);
-  emit(JobEventKind::Started, job, job.gpus, {}, restart);
+  schedule_completion(job);
+  emit(JobEventKind::Started, job, job.gpus, {}, restart, overhead_s);
 }
 
 void Mechanism::stop_job(JobRuntime& job, std::string_view reason, bool preemption) {
@@ -319,8 +362,8 @@ void Mechanism::finish_job(JobRuntime& job) {
 }
 
 void Mechanism::emit(JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus, std::string_view reason,
-                     bool restart) {
-  JobEvent e{sim_.now(), kind, job.index, job.spec, gpus, reason, restart};
+                     bool restart, double restart_s) {
+  JobEvent e{sim_.now(), kind, job.index, job.spec, gpus, reason, restart, restart ? restart_s : 0.0};
   for (JobEventSink* sink : sinks_) sink->on_event(e);
 }
 

@@ -82,6 +82,7 @@ std::string_view negative_work_message(WorkUnit unit) {
     case WorkUnit::Iterations: return "negative number of iterations";
     case WorkUnit::Epochs: return "negative number of epochs";
     case WorkUnit::ReferenceSeconds: return "negative duration";
+    case WorkUnit::StatisticalProgress: return "negative progress";
   }
   return "negative work";
 }
@@ -143,6 +144,7 @@ std::optional<TraceFormat> parse_trace_format(std::string_view name) {
   if (n == "gavel") return TraceFormat::Gavel;
   if (n == "philly") return TraceFormat::Philly;
   if (n == "heet") return TraceFormat::Heet;
+  if (n == "pollux") return TraceFormat::Pollux;
   return std::nullopt;
 }
 
@@ -153,6 +155,7 @@ const char* to_string(TraceFormat format) {
     case TraceFormat::Gavel: return "gavel";
     case TraceFormat::Philly: return "philly";
     case TraceFormat::Heet: return "heet";
+    case TraceFormat::Pollux: return "pollux";
   }
   return "unknown";
 }
@@ -178,6 +181,7 @@ TraceFormat detect_trace_format(const std::string& path, std::string_view text) 
     if (trace_detail::is_blank(line) || trace_detail::is_comment(line)) continue;
 
     if (trim(line).starts_with("timestamp,duration,num_gpus")) return TraceFormat::Philly;
+    if (trim(line).starts_with("name,time,application")) return TraceFormat::Pollux;
 
     std::vector<std::string_view> fields = split(line, ',');
     bool has_job_id = false;
@@ -214,6 +218,7 @@ Workload read_trace(const std::string& path, TraceFormat format, const TraceOpti
     case TraceFormat::Gavel: return read_gavel_trace(path, text);
     case TraceFormat::Philly: return read_philly_trace(path, text);
     case TraceFormat::Heet: return read_heet_trace(path, text, options);
+    case TraceFormat::Pollux: return read_pollux_workload(path, text);
     case TraceFormat::Auto: break;
   }
   throw InputError(path, 0, "", "unknown trace format");

@@ -7,6 +7,7 @@ const char* to_string(WorkUnit unit) {
     case WorkUnit::Iterations: return "iterations";
     case WorkUnit::Epochs: return "epochs";
     case WorkUnit::ReferenceSeconds: return "reference_seconds";
+    case WorkUnit::StatisticalProgress: return "statistical_progress";
   }
   return "unknown";
 }

@@ -11,8 +11,9 @@
 
 namespace hetsim {
 
-/// What kind of JSON value a key takes; Path values are resolved against the spec file's folder.
-enum class RunKeyKind { Text, Path, Cluster, Number, Integer, Boolean };
+/// What kind of JSON value a key takes; Path and Folder values are resolved against the spec
+/// file's folder and must exist (a file, a directory).
+enum class RunKeyKind { Text, Path, Folder, Cluster, Number, Integer, Boolean };
 
 /// One settable RunSpec field.
 struct RunKey {

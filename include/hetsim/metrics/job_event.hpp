@@ -29,6 +29,7 @@ struct JobEvent {
   std::span<const GpuId> gpus;
   std::string_view reason;
   bool restart = false;  ///< Started: the restart overhead is paid before progress resumes
+  double restart_s = 0.0;  ///< Started: length of that restart overhead (s)
 };
 
 /// Receives job events in simulation order.

@@ -45,8 +45,8 @@ struct JobRecord {
 /// Collects JobRecords and busy GPU-seconds per GPU type.
 class RunRecorder final : public JobEventSink {
  public:
-  /// `restart_overhead_s` lets it account restart time; `jobs` is the number of jobs read.
-  RunRecorder(const Cluster& cluster, std::size_t jobs, double restart_overhead_s);
+  /// `jobs` is the number of jobs read. Restart time is taken from each Started event.
+  RunRecorder(const Cluster& cluster, std::size_t jobs);
   void on_event(const JobEvent& event) override;
   void on_run_end(SimTime end) override { end_ = end; }
   /// Ideal run times per job (trace order), see JobRecord::ideal_s.
@@ -60,8 +60,8 @@ class RunRecorder final : public JobEventSink {
 
  private:
   const Cluster& cluster_;
-  double restart_overhead_s_;
   std::vector<JobRecord> records_;
+  std::vector<double> restart_len_s_;  // restart overhead of each job's current allocation
   std::vector<double> alloc_since_s_;
   std::vector<std::vector<char>> types_used_;
   std::vector<double> busy_by_type_;

@@ -1,6 +1,7 @@
 #pragma once
 /// How fast a job trains on an allocation. Policies plan with it; the mechanism advances progress
 /// with it. Rates are in the job's own WorkUnit per second.
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,9 +38,38 @@ class ThroughputModel {
   virtual double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const {
     return rate(job, shape_of(cluster, gpus));
   }
+  /// Rate when `done` work units of the job are done, on `gpus`, with global batch size
+  /// `batch_size` (0 = the job's own). Models whose rate changes with progress (the goodput model:
+  /// statistical efficiency changes every epoch) or with the batch size override this together
+  /// with next_rate_change(); the default ignores both and returns rate_on().
+  virtual double rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                         double done) const {
+    (void)batch_size;
+    (void)done;
+    return rate_on(job, cluster, gpus);
+  }
+  /// Smallest amount of done work above `done` at which rate_at() may change (an epoch boundary);
+  /// +infinity for models whose rate depends only on the allocation. The mechanism integrates
+  /// progress exactly over these pieces.
+  virtual double next_rate_change(const JobSpec& job, double done) const {
+    (void)job;
+    (void)done;
+    return std::numeric_limits<double>::infinity();
+  }
   /// Why this job can never be simulated by this model (unknown job type, GPU type missing from
   /// the table, ...), or nullopt when it can. Called once per job at admission.
   virtual std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const = 0;
 };
+
+/// Work done after running `seconds` from `done` on `gpus` with `batch_size`, integrating a
+/// progress-dependent rate piece by piece (each breakpoint of next_rate_change() is hit exactly);
+/// never beyond job.work. Used by the mechanism and by policies that need a job's exact progress.
+double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                      std::span<const GpuId> gpus, int batch_size, double done, double seconds);
+
+/// Seconds `gpus` with `batch_size` need to take the job from `done` to job.work; +infinity when
+/// the rate is 0 somewhere on the way.
+double seconds_to_finish(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                         std::span<const GpuId> gpus, int batch_size, double done);
 
 }  // namespace hetsim

@@ -21,5 +21,11 @@ void register_gavel_throughput(PolicyRegistry& registry);
 void register_gavel_makespan(PolicyRegistry& registry);
 /// sia: Sia's ILP with restart penalty and fairness exponent p (src/policy/sia.cpp).
 void register_sia(PolicyRegistry& registry);
+/// tiresias: discretized 2D-LAS as in the Pollux simulator (src/policy/tiresias.cpp).
+void register_tiresias(PolicyRegistry& registry);
+/// optimus: greedy marginal-gain allocation, Optimus+Oracle (src/policy/optimus.cpp).
+void register_optimus(PolicyRegistry& registry);
+/// pollux: goodput-maximising elastic allocation (src/policy/pollux.cpp).
+void register_pollux(PolicyRegistry& registry);
 
 }  // namespace hetsim

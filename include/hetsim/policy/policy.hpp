@@ -18,11 +18,16 @@ namespace hetsim {
 /// One allocation a policy asks for. Either `gpus` lists exact GPUs (topology-aware policies), or it
 /// is empty and the mechanism's placement policy picks `gpu_count` GPUs of `gpu_type`.
 /// For a running job, the same type and count (and no exact GPUs) means "keep what you have".
+/// `batch_size` > 0 sets the job's global batch size (elastic jobs whose policy picks it, within
+/// the application's limits); 0 keeps the job's current one. Changing only the batch size of a
+/// running job keeps its GPUs and pays no restart (the Pollux simulator rescales batch sizes
+/// between epochs without a restart).
 struct AllocationRequest {
   JobIndex job = 0;
   GpuTypeId gpu_type = 0;
   int gpu_count = 0;
   std::vector<GpuId> gpus;
+  int batch_size = 0;
 };
 
 /// A policy's answer for one scheduling pass. Jobs in neither list keep their current state.
@@ -56,6 +61,9 @@ class SchedulerContext {
   const JobRuntime& job(JobIndex j) const { return (*jobs_)[static_cast<std::size_t>(j)]; }
   /// Remaining work of a job brought up to now (without changing it).
   double remaining_work(JobIndex j) const;
+  /// Work done by a job brought up to now exactly (progress-dependent rates integrated piece by
+  /// piece), without changing it.
+  double work_done(JobIndex j) const;
   /// Rate of `job` on `count` GPUs of `type`, consolidated when the count fits on one node.
   double rate_on_type(const JobSpec& job, GpuTypeId type, int count) const;
 

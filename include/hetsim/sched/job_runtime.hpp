@@ -25,6 +25,8 @@ struct JobRuntime {
   std::vector<GpuId> gpus;        ///< current allocation (empty unless Running)
   GpuTypeId gpu_type = -1;        ///< type of the current allocation (-1 when none)
   double remaining_work = 0.0;    ///< in spec->unit, as of `updated`
+  double work_done = 0.0;         ///< spec->work - remaining_work, kept exactly for progress-dependent rates
+  int batch_size = 0;             ///< global batch size the policy set (0 = the job's own)
   double rate = 0.0;              ///< work units per second on the current allocation
   SimTime updated;                ///< time remaining_work was last brought up to date
   SimTime resume_at;              ///< end of the current restart overhead (no progress before)

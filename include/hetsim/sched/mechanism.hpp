@@ -27,6 +27,9 @@ struct MechanismConfig {
   double interval_s = 0.0;
   /// In round mode, also run the policy at arrivals.
   bool schedule_on_arrival = false;
+  /// Round mode grid: false = anchored at the first arrival; true = rounds at k * interval_s,
+  /// k >= 1, from time 0 (the Pollux simulator's clock: its first scheduling pass is at 60 s).
+  bool round_grid_from_zero = false;
   /// Stop at this time (seconds); jobs not done are reported unfinished. nullopt = run to the end.
   std::optional<double> until_s;
 };
@@ -66,12 +69,15 @@ class Mechanism final : public EventHandler {
   void apply(const Decision& decision);
   std::optional<std::string> admission_error(const JobSpec& spec) const;
   void advance(JobRuntime& job);
+  double restart_overhead_of(const JobRuntime& job) const;
+  void schedule_completion(JobRuntime& job);
+  void change_batch(JobRuntime& job, int batch_size);
   void stop_job(JobRuntime& job, std::string_view reason, bool preemption);
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
   void finish_job(JobRuntime& job);
   void refuse(const std::string& why);
   void emit(JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus, std::string_view reason = {},
-            bool restart = false);
+            bool restart = false, double restart_s = 0.0);
   bool all_done() const;
 
   const Cluster& cluster_;

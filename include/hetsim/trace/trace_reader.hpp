@@ -17,9 +17,9 @@
 namespace hetsim {
 
 /// Trace formats hetsim reads natively (see docs/trace-format.md).
-enum class TraceFormat { Auto, Native, Gavel, Philly, Heet };
+enum class TraceFormat { Auto, Native, Gavel, Philly, Heet, Pollux };
 
-/// Parses "auto", "native", "gavel", "philly", "heet"; nullopt otherwise.
+/// Parses "auto", "native", "gavel", "philly", "heet", "pollux"; nullopt otherwise.
 std::optional<TraceFormat> parse_trace_format(std::string_view name);
 /// Lower-case name of a format.
 const char* to_string(TraceFormat format);
@@ -30,7 +30,8 @@ struct TraceOptions {
 };
 
 /// Guesses the format from the file's first non-empty line: a header starting with
-/// "timestamp,duration,num_gpus" is philly; a header containing "job_id" and "submit_s" is native;
+/// "timestamp,duration,num_gpus" is philly; a header starting with "name,time,application" is
+/// pollux; a header containing "job_id" and "submit_s" is native;
 /// a tab-separated line with 7, 10 or 12 fields is gavel; 5 comma-separated fields without a header is heet.
 /// Throws InputError naming the file when none fits.
 TraceFormat detect_trace_format(const std::string& path, std::string_view text);
@@ -43,5 +44,10 @@ Workload read_native_trace(const std::string& path, std::string_view text);
 Workload read_gavel_trace(const std::string& path, std::string_view text);
 Workload read_philly_trace(const std::string& path, std::string_view text);
 Workload read_heet_trace(const std::string& path, std::string_view text, const TraceOptions& options);
+/// Pollux/Sia workload CSV `name,time,application,num_replicas,batch_size` (columns by header
+/// name). Jobs get job_type = application, requested_gpus = num_replicas, global_batch_size =
+/// batch_size, unit StatisticalProgress and work 0: their work (the application's total progress)
+/// and elastic range are set by attach_goodput_work() once the profiles are loaded.
+Workload read_pollux_workload(const std::string& path, std::string_view text);
 
 }  // namespace hetsim

@@ -16,6 +16,9 @@ enum class WorkUnit : std::uint8_t {
   Iterations,        ///< training steps (Gavel traces, native traces with `iterations`)
   Epochs,            ///< passes over the data set (Heet prototype traces)
   ReferenceSeconds,  ///< seconds of run time at the requested GPU count on a speed-1.0 GPU (duration-only traces)
+  /// Pollux statistical progress: iterations at the application's initial batch size, weighted by
+  /// statistical efficiency (Pollux/Sia workloads, the goodput model)
+  StatisticalProgress,
 };
 
 /// Name of a work unit as written in outputs and docs ("iterations", "epochs", "reference_seconds").
@@ -33,6 +36,9 @@ struct JobSpec {
   WorkUnit unit = WorkUnit::ReferenceSeconds;
   int global_batch_size = 0;       ///< 0 = unknown / not used
   double priority_weight = 1.0;
+  /// Seconds without progress at every start, rescale or migration of this job; < 0 = the run's
+  /// --restart-overhead. Sia's per-application costs are set here.
+  double restart_overhead_s = -1.0;
   std::string source_file;         ///< where the job was read (for error messages)
   std::size_t source_line = 0;     ///< 1-based line in source_file
   /// A reason this job must be rejected at admission, found while reading (for example a negative

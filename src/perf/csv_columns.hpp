@@ -1,0 +1,26 @@
+#pragma once
+// A header-addressed numeric CSV (private to src/perf/): the Pollux/Sia profile files put their
+// columns in different orders, so every column is looked up by name.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hetsim::perf_detail {
+
+/// A CSV whose first line is a header and whose cells are all numbers.
+struct NumericCsv {
+  std::string path;
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;  ///< rows[i][c], c in header order
+  std::vector<std::size_t> lines;         ///< 1-based file line of each row
+  /// Column index of `name`; throws InputError naming the file when absent.
+  std::size_t column(const std::string& name) const;
+  /// True when the header has `name`.
+  bool has(const std::string& name) const;
+};
+
+/// Reads `path`; throws InputError (file:line:field) on a missing file, a ragged row or a cell that
+/// is not a finite number. Blank lines are skipped.
+NumericCsv read_numeric_csv(const std::string& path);
+
+}  // namespace hetsim::perf_detail

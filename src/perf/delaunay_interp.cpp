@@ -1,0 +1,91 @@
+#include "delaunay_interp.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+extern "C" {
+#include <libqhull_r/qhull_ra.h>
+}
+
+namespace hetsim::perf_detail {
+
+DelaunayInterpolator3::DelaunayInterpolator3(std::vector<std::array<double, 3>> points,
+                                             std::vector<std::array<double, 2>> values)
+    : points_(std::move(points)), values_(std::move(values)) {
+  if (points_.size() < 5) throw std::runtime_error("Delaunay interpolation needs at least 5 points");
+  std::vector<coordT> coords;
+  coords.reserve(points_.size() * 3);
+  for (const auto& p : points_) coords.insert(coords.end(), p.begin(), p.end());
+  qhT qh_storage;
+  qhT* qh = &qh_storage;
+  qh_zero(qh, stderr);
+  // The options scipy.spatial.Delaunay passes for 3-D input (Qt is always added).
+  char flags[] = "qhull d Qbb Qc Qz Q12 Qt";
+  FILE* devnull = std::fopen("/dev/null", "w");
+  int code = qh_new_qhull(qh, 3, static_cast<int>(points_.size()), coords.data(), False, flags, nullptr,
+                          devnull ? devnull : stderr);
+  if (code == 0) {
+    facetT* facet;
+    FORALLfacets {
+      if (facet->upperdelaunay) continue;
+      Tet t{};
+      int k = 0;
+      bool ok = true;
+      vertexT *vertex, **vertexp;
+      FOREACHvertex_(facet->vertices) {
+        int id = qh_pointid(qh, vertex->point);
+        if (k >= 4 || id < 0 || id >= static_cast<int>(points_.size())) {
+          ok = false;
+          break;
+        }
+        t.v[static_cast<std::size_t>(k++)] = id;
+      }
+      if (!ok || k != 4) continue;
+      const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
+      double m[9];
+      for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) m[r * 3 + c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][static_cast<std::size_t>(r)] - p0[static_cast<std::size_t>(r)];
+      double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                   m[2] * (m[3] * m[7] - m[4] * m[6]);
+      double scale = 0.0;
+      for (double x : m) scale = std::max(scale, std::fabs(x));
+      if (!(std::fabs(det) > 1e-12 * scale * scale * scale)) continue;  // flat tetrahedron (Qt can make them)
+      t.inv = {(m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
+               (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
+               (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det};
+      tets_.push_back(t);
+    }
+  }
+  qh_freeqhull(qh, !qh_ALL);
+  int curlong = 0, totlong = 0;
+  qh_memfreeshort(qh, &curlong, &totlong);
+  if (devnull) std::fclose(devnull);
+  if (code != 0 || tets_.empty()) throw std::runtime_error("Qhull could not triangulate the step-time samples");
+}
+
+std::optional<std::array<double, 2>> DelaunayInterpolator3::operator()(const std::array<double, 3>& q) const {
+  constexpr double kEps = 100 * 2.220446049250313e-16;  // scipy's tolerance for "inside a simplex"
+  for (const Tet& t : tets_) {
+    const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
+    double d[3] = {q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]};
+    double c[4];
+    c[1] = t.inv[0] * d[0] + t.inv[1] * d[1] + t.inv[2] * d[2];
+    c[2] = t.inv[3] * d[0] + t.inv[4] * d[1] + t.inv[5] * d[2];
+    c[3] = t.inv[6] * d[0] + t.inv[7] * d[1] + t.inv[8] * d[2];
+    c[0] = 1.0 - c[1] - c[2] - c[3];
+    bool inside = true;
+    for (double x : c) inside = inside && x >= -kEps && x <= 1.0 + kEps;
+    if (!inside) continue;
+    std::array<double, 2> out{0.0, 0.0};
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto& v = values_[static_cast<std::size_t>(t.v[k])];
+      out[0] += c[k] * v[0];
+      out[1] += c[k] * v[1];
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hetsim::perf_detail

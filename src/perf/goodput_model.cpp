@@ -1,0 +1,188 @@
+// Goodput = throughput x statistical efficiency, as the Pollux simulator computes a job's true
+// progress (petuum/adaptdl, osdi21-artifact, simulator/simulator.py Job.step; goodput.py).
+#include "hetsim/perf/goodput_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+
+#include "hetsim/perf/pollux_fit.hpp"
+#include "hetsim/util/error.hpp"
+
+namespace hetsim {
+
+Placement placement_of(const Cluster& cluster, std::span<const GpuId> gpus) {
+  Placement p;
+  NodeId last = -1;
+  for (GpuId g : gpus) {
+    NodeId n = cluster.node_of(g);
+    if (p.empty() || n != last) p.push_back(0);
+    ++p.back();
+    last = n;
+  }
+  return p;
+}
+
+Placement packed_placement(int count, int per_node) {
+  Placement p;
+  while (count > 0) {
+    p.push_back(std::min(count, per_node));
+    count -= p.back();
+  }
+  return p;
+}
+
+GoodputModel::GoodputModel(const Cluster& cluster, std::map<std::string, PolluxApplication> apps,
+                           std::unique_ptr<StepTimeModel> steps)
+    : cluster_(cluster), apps_(std::move(apps)), steps_(std::move(steps)) {}
+
+const PolluxApplication* GoodputModel::app(const std::string& name) const {
+  auto it = apps_.find(name);
+  return it == apps_.end() ? nullptr : &it->second;
+}
+
+int GoodputModel::default_batch(const JobSpec& job, int replicas) const {
+  if (job.global_batch_size > 0) return job.global_batch_size;
+  const PolluxApplication* a = app(job.job_type);
+  if (!a) return 0;
+  return std::max(a->init_batch_size(), a->min_local_bsz() * replicas);
+}
+
+double GoodputModel::iteration_time_s(const PolluxApplication& a, const std::string& gpu_type,
+                                      const Placement& placement, const LocalBatch& batch) const {
+  StepTime st = steps_->step_time(a, gpu_type, placement, batch.atomic_bsz);
+  double accum_s = st.step_s - st.sync_s;  // forward/backward of one micro-batch
+  return st.step_s + accum_s * batch.accum_steps;
+}
+
+double GoodputModel::goodput(const PolluxApplication& a, const std::string& gpu_type, const Placement& placement,
+                             int batch_size, int epoch) const {
+  int replicas = 0;
+  for (int g : placement) replicas += g;
+  if (replicas <= 0 || batch_size <= 0) return 0.0;
+  LocalBatch lb = split_batch(a, batch_size, replicas);
+  if (lb.atomic_bsz < 1) return 0.0;
+  double total_s = iteration_time_s(a, gpu_type, placement, lb);
+  if (!(total_s > 0)) return 0.0;
+  double bs = lb.global(replicas);
+  double scale = bs / a.init_batch_size();
+  // Gradient statistics are looked up inside the validated range (the split never leaves it for
+  // admitted jobs; the clamp only guards rounding).
+  double lookup = std::clamp(bs, static_cast<double>(a.init_batch_size()), static_cast<double>(a.max_batch_size()));
+  auto [sqr, var] = a.grad_stats(lookup, epoch);
+  double denom = var / scale + sqr;
+  double gain = denom > 0 ? (var + sqr) / denom : 1.0;
+  return gain / total_s;
+}
+
+double GoodputModel::rate(const JobSpec& job, const AllocationShape& shape) const {
+  const PolluxApplication* a = app(job.job_type);
+  if (!a || shape.gpu_count <= 0) return 0.0;
+  const std::string& name = cluster_.gpu_types().at(static_cast<std::size_t>(shape.gpu_type)).name;
+  if (!a->profile(name)) return 0.0;
+  int per_node = shape.consolidated ? shape.gpu_count : cluster_.max_gpus_per_node(shape.gpu_type);
+  return goodput(*a, name, packed_placement(shape.gpu_count, per_node), default_batch(job, shape.gpu_count), 0);
+}
+
+double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                             double done) const {
+  const PolluxApplication* a = app(job.job_type);
+  if (!a || gpus.empty()) return 0.0;
+  Placement p = placement_of(cluster, gpus);
+  int b = batch_size > 0 ? batch_size : default_batch(job, static_cast<int>(gpus.size()));
+  int epoch = std::min(a->epoch_of(done), a->max_epochs() - 1);
+  // A job spanning GPU types runs at the pace of its slowest type (synchronous data parallelism).
+  std::set<GpuTypeId> types;
+  for (GpuId g : gpus) types.insert(cluster.type_of(g));
+  double rate = std::numeric_limits<double>::infinity();
+  for (GpuTypeId t : types) {
+    const std::string& name = cluster.gpu_types()[static_cast<std::size_t>(t)].name;
+    if (!a->profile(name)) return 0.0;
+    rate = std::min(rate, goodput(*a, name, p, b, epoch));
+  }
+  if (!std::isfinite(rate) || !(rate > 0.0)) return 0.0;
+  if (whole_second_epochs_) {
+    // The simulator advances its clock by round((boundary - progress) / goodput) whole seconds when
+    // a job crosses an epoch boundary (Job.step); emulate by stretching or shrinking this piece.
+    double to_boundary = a->progress_at_epoch(a->epoch_of(done) + 1) - done;
+    if (to_boundary > 0.0) {
+      double seconds = std::max(std::nearbyint(to_boundary / rate), 1e-6);
+      rate = to_boundary / seconds;
+    }
+  }
+  return rate;
+}
+
+double GoodputModel::next_rate_change(const JobSpec& job, double done) const {
+  const PolluxApplication* a = app(job.job_type);
+  if (!a) return std::numeric_limits<double>::infinity();
+  int e = a->epoch_of(done);
+  if (e >= a->max_epochs()) return std::numeric_limits<double>::infinity();
+  return a->progress_at_epoch(e + 1);
+}
+
+std::optional<std::string> GoodputModel::check_job(const JobSpec& job, const Cluster& cluster) const {
+  const PolluxApplication* a = app(job.job_type);
+  if (!a) return fmt::format("job {}: application '{}' has no profile", job.id, job.job_type);
+  if (job.global_batch_size != 0 &&
+      (job.global_batch_size < a->init_batch_size() || job.global_batch_size > a->max_batch_size()))
+    return fmt::format("job {}: batch size {} is outside {}'s validated range [{}, {}]", job.id,
+                       job.global_batch_size, a->name(), a->init_batch_size(), a->max_batch_size());
+  for (const GpuType& t : cluster.gpu_types())
+    if (a->profile(t.name)) return std::nullopt;
+  return fmt::format("job {}: application '{}' has no step profile for any GPU type of cluster '{}'", job.id,
+                     job.job_type, cluster.name());
+}
+
+std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const Workload& workload,
+                                                 const std::vector<std::string>& roots, const std::string& step_model) {
+  std::unique_ptr<StepTimeModel> steps;
+  std::map<std::string, PolluxApplication> apps;
+  for (const JobSpec& j : workload.jobs)
+    if (!j.job_type.empty() && !apps.count(j.job_type)) apps.emplace(j.job_type, PolluxApplication::load(j.job_type, roots));
+  if (step_model == "pollux-table") {
+    steps = std::make_unique<PolluxTableStepModel>();
+  } else if (step_model == "pollux-fit") {
+    steps = std::make_unique<PolluxFitStepModel>(apps);
+  } else {
+    throw InputError("", 0, "--step-model", "unknown step-time model '" + step_model + "' (known: pollux-table, pollux-fit)");
+  }
+  return std::make_unique<GoodputModel>(cluster, std::move(apps), std::move(steps));
+}
+
+void attach_goodput_work(Workload& workload, const GoodputModel& model, bool sia_restart_costs) {
+  for (JobSpec& j : workload.jobs) {
+    const PolluxApplication* a = model.app(j.job_type);
+    if (!a) continue;
+    j.unit = WorkUnit::StatisticalProgress;
+    j.work = a->total_progress();
+    j.min_gpus = 1;
+    int elastic_max = j.global_batch_size > 0 ? j.global_batch_size / a->min_local_bsz() : a->max_batch_size() / a->min_local_bsz();
+    j.max_gpus = j.job_type == "ncf" ? j.requested_gpus : std::max(j.requested_gpus, elastic_max);
+    if (sia_restart_costs) {
+      if (auto c = sia_restart_cost_s(j.job_type)) j.restart_overhead_s = *c;
+    }
+  }
+}
+
+std::vector<std::string> default_profile_roots(const std::string& workload_path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> roots;
+  fs::path dir = fs::absolute(fs::path(workload_path)).parent_path();
+  while (!dir.empty()) {
+    if (fs::is_directory(dir / "traces")) {
+      roots.push_back((dir / "traces").string());
+      fs::path pollux = dir.parent_path() / "pollux" / "traces";
+      if (fs::is_directory(pollux) && fs::weakly_canonical(pollux) != fs::weakly_canonical(dir / "traces"))
+        roots.push_back(pollux.string());
+      break;
+    }
+    if (dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return roots;
+}
+
+}  // namespace hetsim

@@ -1,0 +1,226 @@
+// Pollux/Sia application profiles. Rules follow the Pollux simulator (petuum/adaptdl, branch
+// osdi21-artifact, simulator/applications.py and simulator.py, Job.update_local_bsz); the code is
+// hetsim's own.
+#include "hetsim/perf/pollux_app.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <limits>
+
+#include "csv_columns.hpp"
+#include "hetsim/util/error.hpp"
+
+namespace hetsim {
+namespace fs = std::filesystem;
+using perf_detail::read_numeric_csv;
+
+std::optional<std::vector<std::string>> profile_suffixes(const std::string& gpu_type) {
+  // Pollux measured T4 on AWS (placements.csv); Sia adds -aws (the same T4 files), -dgx-ext (more
+  // batch sizes than -dgx, so preferred), -azure (V100), -quad (Quadro RTX 6000), -rtx (2080 Ti).
+  if (gpu_type == "t4") return std::vector<std::string>{"", "-aws"};
+  if (gpu_type == "a100") return std::vector<std::string>{"-dgx-ext", "-dgx"};
+  if (gpu_type == "v100") return std::vector<std::string>{"-azure"};
+  if (gpu_type == "quadro6000") return std::vector<std::string>{"-quad"};
+  if (gpu_type == "rtx2080ti") return std::vector<std::string>{"-rtx"};
+  return std::nullopt;
+}
+
+std::optional<double> sia_restart_cost_s(const std::string& application) {
+  // Sia's simulator charges a per-application checkpoint-restart delay.
+  static const std::pair<const char*, double> kCosts[] = {{"ncf", 15.0},   {"deepspeech2", 25.0}, {"cifar10", 50.0},
+                                                          {"yolov3", 80.0}, {"bert", 120.0},      {"imagenet", 250.0}};
+  for (const auto& [name, cost] : kCosts)
+    if (application == name) return cost;
+  return std::nullopt;
+}
+
+namespace {
+
+std::vector<StepSample> read_samples(const std::string& path, bool scalability) {
+  auto csv = read_numeric_csv(path);
+  std::vector<StepSample> out;
+  const std::size_t bsz = csv.column("local_bsz"), step = csv.column("step_time"), sync = csv.column("sync_time");
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    const auto& r = csv.rows[i];
+    StepSample s;
+    s.local_bsz = r[bsz];
+    s.step_time_s = r[step];
+    s.sync_time_s = r[sync];
+    s.from_scalability = scalability;
+    s.source = fmt::format("{}:{}", path, csv.lines[i]);
+    if (scalability) {
+      s.num_nodes = static_cast<int>(r[csv.column("num_nodes")]);
+      s.num_replicas = static_cast<int>(r[csv.column("num_replicas")]);
+    } else {
+      double p = r[csv.column("placement")];
+      if (!(p >= 1.0) || p != std::floor(p))
+        throw InputError(path, csv.lines[i], "placement", "expected GPUs per node as digits (e.g. 1111)");
+      s.placement = fmt::format("{:.0f}", p);
+      s.num_nodes = static_cast<int>(s.placement.size());
+      for (char c : s.placement) s.num_replicas += c - '0';
+    }
+    if (s.num_nodes < 1 || s.num_replicas < s.num_nodes || !(s.local_bsz > 0) || !(s.step_time_s > 0) ||
+        s.sync_time_s < 0)
+      throw InputError(path, csv.lines[i], "", "implausible step-time row (nodes, replicas, batch or times)");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+PolluxApplication PolluxApplication::load(const std::string& name, const std::vector<std::string>& roots) {
+  PolluxApplication app;
+  app.name_ = name;
+  std::string tried;
+  for (const std::string& root : roots) {
+    fs::path dir = fs::path(root) / name;
+    tried += (tried.empty() ? "" : ", ") + dir.string();
+    if (!fs::is_directory(dir)) continue;
+    if (app.validation_.empty()) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(dir)) {
+        std::string f = entry.path().filename().string();
+        if (f.starts_with("validation-") && f.ends_with(".csv")) files.push_back(entry.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const fs::path& p : files) {
+        std::string f = p.filename().string();
+        std::string digits = f.substr(11, f.size() - 15);
+        int bsz = 0;
+        try {
+          bsz = std::stoi(digits);
+        } catch (...) {
+          throw InputError(p.string(), 0, "", "file name must be validation-<batch size>.csv");
+        }
+        auto csv = read_numeric_csv(p.string());
+        ValidationCurve c;
+        c.batch_size = bsz;
+        const std::size_t pr = csv.column("progress"), it = csv.column("iteration"), me = csv.column("metric"),
+                          sq = csv.column("grad_sqr"), va = csv.column("grad_var");
+        for (const auto& r : csv.rows) {
+          c.progress.push_back(r[pr]);
+          c.iteration.push_back(r[it]);
+          c.metric.push_back(r[me]);
+          c.grad_sqr.push_back(r[sq]);
+          c.grad_var.push_back(r[va]);
+        }
+        if (c.progress.empty()) throw InputError(p.string(), 0, "", "no epochs");
+        app.validation_[bsz] = std::move(c);
+      }
+    }
+    for (const char* type : {"t4", "a100", "v100", "quadro6000", "rtx2080ti"}) {
+      if (app.profiles_.count(type)) continue;
+      const std::vector<std::string> suffixes = profile_suffixes(type).value_or(std::vector<std::string>{});
+      for (const std::string& suffix : suffixes) {
+        fs::path place = dir / ("placements" + suffix + ".csv");
+        fs::path scal = dir / ("scalability" + suffix + ".csv");
+        if (!fs::exists(place)) continue;
+        StepProfile prof;
+        prof.gpu_type = type;
+        prof.placements = read_samples(place.string(), false);
+        if (fs::exists(scal)) prof.scalability = read_samples(scal.string(), true);
+        app.profiles_[type] = std::move(prof);
+        break;
+      }
+    }
+  }
+  if (app.validation_.empty())
+    throw InputError("", 0, "application",
+                     fmt::format("application '{}' has no validation-*.csv profile (looked in {})", name, tried));
+  if (app.profiles_.empty())
+    throw InputError("", 0, "application",
+                     fmt::format("application '{}' has no placements*.csv step profile (looked in {})", name, tried));
+  app.init_batch_size_ = app.validation_.begin()->first;
+  app.max_batch_size_ = app.validation_.rbegin()->first;
+  // The per-GPU batch range comes from Pollux's T4 profile when present (the simulator knows no
+  // other); otherwise from the first profile found.
+  const StepProfile& ref = app.profiles_.count("t4") ? app.profiles_.at("t4") : app.profiles_.begin()->second;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  for (const StepSample& s : ref.placements) {
+    lo = std::min(lo, s.local_bsz);
+    hi = std::max(hi, s.local_bsz);
+  }
+  app.min_local_bsz_ = static_cast<int>(lo);
+  app.max_local_bsz_ = static_cast<int>(hi);
+  if (name == "yolov3") app.max_local_bsz_ = 8;  // the Pollux simulator's override (GPU memory)
+  std::size_t epochs = std::numeric_limits<std::size_t>::max();
+  for (const auto& [b, c] : app.validation_) epochs = std::min(epochs, c.progress.size());
+  app.max_epochs_ = static_cast<int>(epochs);
+  app.epoch_progress_.assign(epochs + 1, 0.0);
+  for (std::size_t e = 1; e <= epochs; ++e) {
+    double m = std::numeric_limits<double>::infinity();
+    for (const auto& [b, c] : app.validation_) m = std::min(m, c.progress[e - 1]);
+    app.epoch_progress_[e] = m;
+  }
+  return app;
+}
+
+double PolluxApplication::progress_at_epoch(int epoch) const {
+  return epoch_progress_.at(static_cast<std::size_t>(std::clamp(epoch, 0, max_epochs_)));
+}
+
+int PolluxApplication::epoch_of(double progress) const {
+  auto it = std::upper_bound(epoch_progress_.begin() + 1, epoch_progress_.end(), progress);
+  return static_cast<int>(it - (epoch_progress_.begin() + 1));
+}
+
+std::pair<int, int> PolluxApplication::bracket(double batch_size) const {
+  int lower = -1, upper = -1;
+  for (const auto& [b, c] : validation_) {
+    if (b <= batch_size) lower = b;
+    if (b >= batch_size) {
+      upper = b;
+      break;
+    }
+  }
+  if (lower < 0 || upper < 0)
+    throw std::logic_error(fmt::format("{}: batch size {} outside the validated range [{}, {}]", name_, batch_size,
+                                       init_batch_size_, max_batch_size_));
+  return {lower, upper};
+}
+
+namespace {
+double lerp_bsz(double b, int lo, int hi, double v_lo, double v_hi) {
+  if (lo == hi) return v_lo;
+  return ((b - lo) * v_hi + (hi - b) * v_lo) / (hi - lo);
+}
+}  // namespace
+
+std::pair<double, double> PolluxApplication::grad_stats(double batch_size, int epoch) const {
+  auto [lo, hi] = bracket(batch_size);
+  const auto& a = validation_.at(lo);
+  const auto& b = validation_.at(hi);
+  auto e = static_cast<std::size_t>(std::clamp(epoch, 0, max_epochs_ - 1));
+  return {lerp_bsz(batch_size, lo, hi, a.grad_sqr[e], b.grad_sqr[e]),
+          lerp_bsz(batch_size, lo, hi, a.grad_var[e], b.grad_var[e])};
+}
+
+double PolluxApplication::iteration(double batch_size, int epoch) const {
+  auto [lo, hi] = bracket(batch_size);
+  auto e = static_cast<std::size_t>(std::clamp(epoch, 0, max_epochs_ - 1));
+  return lerp_bsz(batch_size, lo, hi, validation_.at(lo).iteration[e], validation_.at(hi).iteration[e]);
+}
+
+const StepProfile* PolluxApplication::profile(const std::string& gpu_type) const {
+  auto it = profiles_.find(gpu_type);
+  return it == profiles_.end() ? nullptr : &it->second;
+}
+
+LocalBatch split_batch(const PolluxApplication& app, int batch_size, int replicas) {
+  constexpr double kEps = 1e-8;  // the simulator's tolerance for ceil
+  LocalBatch lb;
+  const int local = static_cast<int>(std::ceil(static_cast<double>(batch_size) / replicas - kEps));
+  lb.accum_steps = static_cast<int>(std::ceil(static_cast<double>(local) / app.max_local_bsz() - kEps)) - 1;
+  // One GPU above the initial batch size accumulates at least once: the gradient statistics need
+  // two micro-batches (Pollux's rule).
+  if (replicas == 1 && batch_size > app.init_batch_size()) lb.accum_steps = std::max(1, lb.accum_steps);
+  lb.atomic_bsz = static_cast<int>(std::ceil(static_cast<double>(local) / (lb.accum_steps + 1) - kEps));
+  const int count = replicas * (lb.accum_steps + 1);
+  lb.atomic_bsz = std::min(lb.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
+  return lb;
+}
+
+}  // namespace hetsim

@@ -1,0 +1,159 @@
+// The Pollux simulator's step-time interpolation (petuum/adaptdl, osdi21-artifact,
+// simulator/applications.py, Application.get_throughput), re-implemented.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+
+#include "delaunay_interp.hpp"
+#include "hetsim/perf/step_time.hpp"
+
+namespace hetsim {
+
+std::string placement_key(const Placement& placement) {
+  std::vector<int> p;
+  for (int g : placement)
+    if (g > 0) p.push_back(g);
+  std::vector<int> best = p;
+  for (std::size_t i = 1; i < p.size(); ++i) {
+    std::vector<int> rot(p.begin() + static_cast<std::ptrdiff_t>(i), p.end());
+    rot.insert(rot.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(i));
+    if (rot < best) best = rot;
+  }
+  std::string key;
+  for (int g : best) key += std::to_string(g);
+  return key;
+}
+
+struct PolluxTableStepModel::Table {
+  struct Curve {
+    std::vector<double> bsz, step, sync;  // sorted by bsz
+  };
+  std::map<std::string, Curve> by_placement;
+  std::vector<std::array<double, 3>> points;  // (nodes, replicas, bsz)
+  std::vector<std::array<double, 2>> values;  // (step, sync)
+  std::unique_ptr<perf_detail::DelaunayInterpolator3> nd;
+  mutable std::map<std::tuple<int, int, double>, StepTime> nd_cache;
+};
+
+PolluxTableStepModel::PolluxTableStepModel() = default;
+PolluxTableStepModel::~PolluxTableStepModel() = default;
+
+const PolluxTableStepModel::Table& PolluxTableStepModel::table(const PolluxApplication& app,
+                                                               const std::string& gpu_type) const {
+  std::string key = app.name() + "/" + gpu_type;
+  auto it = tables_.find(key);
+  if (it != tables_.end()) return *it->second;
+  const StepProfile* prof = app.profile(gpu_type);
+  if (!prof) throw std::out_of_range(fmt::format("application {} has no step profile on GPU type {}", app.name(), gpu_type));
+  auto t = std::make_unique<Table>();
+  // Group the placement rows by their (normalised) placement, sorted by batch.
+  std::map<std::string, std::vector<const StepSample*>> groups;
+  for (const StepSample& s : prof->placements) groups[s.placement].push_back(&s);
+  for (auto& [p, rows] : groups) {
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->local_bsz < b->local_bsz; });
+    Table::Curve c;
+    for (const StepSample* s : rows) {
+      c.bsz.push_back(s->local_bsz);
+      c.step.push_back(s->step_time_s);
+      c.sync.push_back(s->sync_time_s);
+    }
+    t->by_placement[p] = std::move(c);
+  }
+  // Points of the ND interpolation: placement rows averaged per (nodes, replicas, bsz) in sorted key
+  // order (pandas groupby), then the scalability rows in file order.
+  std::map<std::tuple<int, int, double>, std::array<double, 3>> mean;  // sum step, sum sync, count
+  for (const StepSample& s : prof->placements) {
+    auto& m = mean[{s.num_nodes, s.num_replicas, s.local_bsz}];
+    m[0] += s.step_time_s;
+    m[1] += s.sync_time_s;
+    m[2] += 1.0;
+  }
+  for (const auto& [k, m] : mean) {
+    t->points.push_back({static_cast<double>(std::get<0>(k)), static_cast<double>(std::get<1>(k)), std::get<2>(k)});
+    t->values.push_back({m[0] / m[2], m[1] / m[2]});
+  }
+  for (const StepSample& s : prof->scalability) {
+    t->points.push_back({static_cast<double>(s.num_nodes), static_cast<double>(s.num_replicas), s.local_bsz});
+    t->values.push_back({s.step_time_s, s.sync_time_s});
+  }
+  try {
+    t->nd = std::make_unique<perf_detail::DelaunayInterpolator3>(t->points, t->values);
+  } catch (const std::runtime_error&) {
+    t->nd.reset();  // too few points: the nearest-sample fallback answers
+  }
+  auto& slot = tables_[key];
+  slot = std::move(t);
+  return *slot;
+}
+
+namespace {
+
+StepTime interp_curve(const std::vector<double>& x, const std::vector<double>& a, const std::vector<double>& b,
+                      double q) {
+  q = std::clamp(q, x.front(), x.back());
+  auto it = std::lower_bound(x.begin(), x.end(), q);
+  auto i = static_cast<std::size_t>(it - x.begin());
+  if (i < x.size() && x[i] == q) return {a[i], b[i]};
+  std::size_t lo = i - 1, hi = i;
+  double w = (q - x[lo]) / (x[hi] - x[lo]);
+  return {a[lo] + w * (a[hi] - a[lo]), b[lo] + w * (b[hi] - b[lo])};
+}
+
+}  // namespace
+
+StepTime PolluxTableStepModel::step_time(const PolluxApplication& app, const std::string& gpu_type,
+                                         const Placement& placement, double local_bsz) const {
+  const Table& t = table(app, gpu_type);
+  std::string key = placement_key(placement);
+  auto it = t.by_placement.find(key);
+  if (it != t.by_placement.end()) return interp_curve(it->second.bsz, it->second.step, it->second.sync, local_bsz);
+  int nodes = static_cast<int>(key.size());
+  int replicas = 0;
+  for (char c : key) replicas += c - '0';
+  nodes = std::min(nodes, 16);  // the simulator caps nodes at 16 for this lookup
+  auto ck = std::make_tuple(nodes, replicas, local_bsz);
+  if (auto c = t.nd_cache.find(ck); c != t.nd_cache.end()) return c->second;
+  StepTime out;
+  std::optional<std::array<double, 2>> v;
+  if (t.nd) v = (*t.nd)({static_cast<double>(nodes), static_cast<double>(replicas), local_bsz});
+  if (v) {
+    out = {(*v)[0], (*v)[1]};
+  } else {
+    // Outside the measured hull: the nearest measured (nodes, replicas), batch interpolated there.
+    double best = std::numeric_limits<double>::infinity();
+    int bn = 0, br = 0;
+    for (const auto& p : t.points) {
+      double d = std::hypot(p[0] - nodes, p[1] - replicas);
+      if (d < best) {
+        best = d;
+        bn = static_cast<int>(p[0]);
+        br = static_cast<int>(p[1]);
+      }
+    }
+    std::vector<double> x, a, b;
+    for (std::size_t i = 0; i < t.points.size(); ++i) {
+      if (static_cast<int>(t.points[i][0]) != bn || static_cast<int>(t.points[i][1]) != br) continue;
+      x.push_back(t.points[i][2]);
+      a.push_back(t.values[i][0]);
+      b.push_back(t.values[i][1]);
+    }
+    std::vector<std::size_t> order(x.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](auto i, auto j) { return x[i] < x[j]; });
+    std::vector<double> xs, as, bs;
+    for (auto i : order) {
+      if (!xs.empty() && xs.back() == x[i]) continue;
+      xs.push_back(x[i]);
+      as.push_back(a[i]);
+      bs.push_back(b[i]);
+    }
+    out = interp_curve(xs, as, bs, local_bsz);
+  }
+  t.nd_cache[ck] = out;
+  return out;
+}
+
+}  // namespace hetsim

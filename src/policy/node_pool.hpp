@@ -1,0 +1,34 @@
+#pragma once
+// Free GPUs per node as a policy plans one pass (private to src/policy/): the GPUs free now plus
+// those of jobs the policy is taking GPUs from, handed out node by node the way the Pollux
+// simulator's policies do (petuum/adaptdl osdi21-artifact simulator/tiresias.py, optimus.py:
+// repeatedly the node with the most free GPUs).
+#include <span>
+#include <vector>
+
+#include "hetsim/cluster/cluster_state.hpp"
+
+namespace hetsim::policy_detail {
+
+class NodePool {
+ public:
+  /// Starts from the free GPUs of `state`.
+  explicit NodePool(const ClusterState& state);
+  /// Adds GPUs back (a job the policy stops or moves).
+  void release(std::span<const GpuId> gpus);
+  /// Free GPUs of a type over all nodes.
+  int free_of_type(GpuTypeId type) const;
+  /// Takes `count` GPUs of `type`: repeatedly the node with the most free GPUs (ties: lowest node
+  /// index), min(free there, still needed) GPUs from it, lowest GPU ids first. The result lists
+  /// the GPUs in pick order (a node's GPUs together). Empty, and nothing taken, if too few are free.
+  std::vector<GpuId> take_most_free(GpuTypeId type, int count);
+  /// Takes `count` GPUs of `type` on as few nodes as possible: the fullest-fitting node first (the
+  /// node with the fewest free GPUs that still holds the rest), else the node with the most free.
+  std::vector<GpuId> take_packed(GpuTypeId type, int count);
+
+ private:
+  const Cluster& cluster_;
+  std::vector<std::vector<GpuId>> free_;  // per node, ascending
+};
+
+}  // namespace hetsim::policy_detail

@@ -1,0 +1,169 @@
+// pollux: goodput-maximising elastic allocation, after Pollux (Qiao et al., "Pollux: Co-adaptive
+// Cluster Scheduling for Goodput-Optimized Deep Learning", OSDI'21). Pollux's own scheduler is a
+// genetic algorithm over whole allocation matrices (petuum/adaptdl osdi21-artifact
+// simulator/pollux.py); this is hetsim's own, simpler optimiser over the same objective, the sum of
+// job speedups (goodput on r GPUs over goodput on one GPU, each at its best batch size):
+//  - every active job's best goodput is evaluated for r = 1 .. its elastic maximum (batch sizes on
+//    a geometric grid of 50 between max(initial batch, r x smallest per-GPU batch) and the largest
+//    validated batch, as Pollux's GoodputFunction.optimize samples them), on r GPUs packed onto
+//    as few nodes as possible, with the gradient statistics of the job's current epoch;
+//  - one GPU each, least attained GPU time first (then arrival), while GPUs last;
+//  - then GPU by GPU to the largest marginal speedup gain; a running job's gain towards the count it
+//    already has is multiplied by (1 + `stickiness`), so small gains do not pay a restart;
+//  - unchanged counts keep their GPUs (the batch size may still change, without a restart); others
+//    are placed on the fewest nodes (best fit). A job uses one GPU type: the one it runs on, else
+//    the type (with unpromised GPUs) where one GPU gives it the most goodput.
+#include <algorithm>
+#include <cmath>
+
+#include "hetsim/perf/goodput_model.hpp"
+#include "hetsim/policy/builtin.hpp"
+#include "hetsim/util/error.hpp"
+#include "node_pool.hpp"
+
+namespace hetsim {
+namespace {
+
+class PolluxPolicy final : public SchedulingPolicy {
+ public:
+  explicit PolluxPolicy(double stickiness) : stickiness_(stickiness) {}
+  std::string name() const override { return "pollux"; }
+
+  Decision schedule(const SchedulerContext& ctx) override {
+    const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());
+    if (!model) throw InputError("", 0, "--policy", "pollux needs a Pollux/Sia workload (--workload): it plans with the goodput model");
+    const Cluster& cluster = ctx.cluster();
+    const auto ntypes = cluster.gpu_types().size();
+    std::vector<JobIndex> jobs(ctx.pending().begin(), ctx.pending().end());
+    jobs.insert(jobs.end(), ctx.running().begin(), ctx.running().end());
+    std::sort(jobs.begin(), jobs.end(), [&](JobIndex a, JobIndex b) {
+      double sa = ctx.job(a).attained_gpu_s, sb = ctx.job(b).attained_gpu_s;
+      return sa != sb ? sa < sb : a < b;
+    });
+    const std::size_t n = jobs.size();
+    std::vector<int> cap(ntypes);
+    for (std::size_t t = 0; t < ntypes; ++t) cap[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+    // One GPU type per job: where it runs, else the type with the most unpromised GPUs it can use.
+    std::vector<GpuTypeId> type(n, -1);
+    std::vector<int> replicas(n, 0);
+    std::vector<std::vector<double>> speedup(n);
+    std::vector<std::vector<int>> best_batch(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const JobRuntime& job = ctx.job(jobs[i]);
+      const PolluxApplication* a = model->app(job.spec->job_type);
+      GpuTypeId t = -1;
+      if (job.status == JobStatus::Running && cap[static_cast<std::size_t>(job.gpu_type)] > 0) t = job.gpu_type;
+      int epoch = a->epoch_of(ctx.work_done(jobs[i]));
+      if (t < 0) {
+        // A new or resumed job goes to the type where one GPU trains it fastest, among types with room.
+        double best_rate = 0.0;
+        for (std::size_t k = 0; k < ntypes; ++k) {
+          const std::string& kname = cluster.gpu_types()[k].name;
+          if (cap[k] <= 0 || !a->profile(kname)) continue;
+          double g = model->goodput(*a, kname, {1}, model->default_batch(*job.spec, 1), epoch);
+          if (g > best_rate) {
+            best_rate = g;
+            t = static_cast<GpuTypeId>(k);
+          }
+        }
+      }
+      if (t < 0) continue;
+      type[i] = t;
+      --cap[static_cast<std::size_t>(t)];
+      replicas[i] = 1;
+      // Goodput table for 1 .. max replicas at the best batch size.
+      const std::string& tname = cluster.gpu_types()[static_cast<std::size_t>(t)].name;
+      const int per_node = cluster.max_gpus_per_node(t);
+      int max_r = std::min(job.spec->max_gpus, cluster.gpus_of_type(t));
+      if (job.spec->job_type == "ncf") max_r = 1;  // the simulator keeps ncf on one GPU
+      speedup[i].assign(static_cast<std::size_t>(max_r) + 1, 0.0);
+      best_batch[i].assign(static_cast<std::size_t>(max_r) + 1, 0);
+      for (int r = 1; r <= max_r; ++r) {
+        double lo = std::max<double>(a->init_batch_size(), static_cast<double>(a->min_local_bsz()) * r);
+        double hi = a->max_batch_size();
+        if (job.spec->job_type == "ncf" && job.spec->global_batch_size > 0) lo = hi = job.spec->global_batch_size;
+        if (lo > hi) break;
+        double best = 0.0;
+        int best_b = 0;
+        constexpr int kSamples = 50;
+        for (int s = 0; s < kSamples; ++s) {
+          double b = lo == hi ? lo : lo * std::pow(hi / lo, static_cast<double>(s) / (kSamples - 1));
+          int bi = static_cast<int>(std::lround(b));
+          double g = model->goodput(*a, tname, packed_placement(r, per_node), bi, epoch);
+          if (g > best) {
+            best = g;
+            best_b = bi;
+          }
+        }
+        speedup[i][static_cast<std::size_t>(r)] = best;
+        best_batch[i][static_cast<std::size_t>(r)] = best_b;
+      }
+      double base = speedup[i][1];
+      for (double& v : speedup[i]) v = base > 0 ? v / base : 0.0;
+    }
+    auto gain = [&](std::size_t i) {
+      std::size_t r = static_cast<std::size_t>(replicas[i]);
+      if (type[i] < 0 || r + 1 >= speedup[i].size() || cap[static_cast<std::size_t>(type[i])] < 1) return 0.0;
+      double g = speedup[i][r + 1] - speedup[i][r];
+      const JobRuntime& job = ctx.job(jobs[i]);
+      if (job.status == JobStatus::Running && static_cast<int>(r) + 1 <= static_cast<int>(job.gpus.size()))
+        g *= 1.0 + stickiness_;
+      return g;
+    };
+    while (true) {
+      std::size_t best = n;
+      double best_gain = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        double g = gain(i);
+        if (g > best_gain) {
+          best_gain = g;
+          best = i;
+        }
+      }
+      if (best == n) break;
+      ++replicas[best];
+      --cap[static_cast<std::size_t>(type[best])];
+    }
+    Decision d;
+    policy_detail::NodePool pool(ctx.state());
+    std::vector<char> keep(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const JobRuntime& job = ctx.job(jobs[i]);
+      if (job.status != JobStatus::Running) continue;
+      keep[i] = static_cast<int>(job.gpus.size()) == replicas[i] && job.gpu_type == type[i];
+      if (keep[i]) {
+        int b = best_batch[i][static_cast<std::size_t>(replicas[i])];
+        if (b > 0 && b != job.batch_size) d.allocate.push_back({jobs[i], type[i], replicas[i], job.gpus, b});
+        continue;
+      }
+      pool.release(job.gpus);
+      if (replicas[i] == 0) d.preempt.push_back(jobs[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (replicas[i] == 0 || keep[i]) continue;
+      AllocationRequest r{jobs[i], type[i], replicas[i], pool.take_packed(type[i], replicas[i]),
+                          best_batch[i][static_cast<std::size_t>(replicas[i])]};
+      if (!r.gpus.empty()) d.allocate.push_back(std::move(r));
+    }
+    return d;
+  }
+
+ private:
+  double stickiness_;
+};
+
+}  // namespace
+
+void register_pollux(PolicyRegistry& registry) {
+  registry.add(PolicyInfo{
+      "pollux",
+      "goodput-maximising elastic allocation: GPU-by-GPU marginal speedup with the best batch size per count",
+      "Pollux (Qiao et al., OSDI'21); hetsim's greedy optimiser instead of Pollux's genetic algorithm",
+      {{"stickiness", "0.2", "extra weight on gains that keep a running job at its current GPU count (damps restarts)"}},
+      [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
+        return std::make_unique<PolluxPolicy>(param_double(p, "stickiness"));
+      },
+      {}});
+}
+
+}  // namespace hetsim
