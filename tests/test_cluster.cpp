@@ -97,22 +97,55 @@ TEST_CASE("presets: GPU counts per type, nodes and racks", "[cluster][presets]")
     CHECK(c.gpus_of_type(type_id(c, "k80")) == 8);
     CHECK(c.gpu_types()[static_cast<std::size_t>(type_id(c, "k80"))].relative_speed == 0.4);
   }
-  SECTION("pollux-64 and sia-64") {
-    const Cluster p = preset("pollux-64");
-    CHECK(p.total_gpus() == 64);
-    CHECK(p.nodes().size() == 16);
-    CHECK(p.gpus_of_type(type_id(p, "t4")) == 64);
-    const Cluster s = preset("sia-64");
-    CHECK(s.total_gpus() == 64);
-    CHECK(s.nodes().size() == 11);
-    CHECK(s.gpus_of_type(type_id(s, "t4")) == 24);
-    CHECK(s.gpus_of_type(type_id(s, "a100")) == 16);
-    CHECK(s.gpus_of_type(type_id(s, "rtx2080ti")) == 24);
-    CHECK(s.max_gpus_per_node(type_id(s, "a100")) == 8);
+  SECTION("heet-120: 10 four-GPU hosts of each of a10, v100, t4") {
+    const Cluster c = *make_preset("heet-120");
+    CHECK(c.total_gpus() == 120);
+    CHECK(c.nodes().size() == 30);
+    for (const char* t : {"a10", "v100", "t4"}) {
+      CHECK(c.gpus_of_type(type_id(c, t)) == 40);
+      CHECK(c.max_gpus_per_node(type_id(c, t)) == 4);
+    }
+  }
+  SECTION("pollux-64") {
+    const Cluster c = preset("pollux-64");
+    CHECK(c.total_gpus() == 64);
+    CHECK(c.nodes().size() == 16);
+    CHECK(c.gpus_of_type(type_id(c, "t4")) == 64);
+    for (const Node& n : c.nodes()) {
+      CHECK(n.gpu_count == 4);
+      CHECK(n.nic_gbps == 50.0);
+      CHECK(n.interconnect == InterconnectKind::Pcie);
+    }
+  }
+  SECTION("sia-64") {
+    const Cluster c = preset("sia-64");
+    CHECK(c.total_gpus() == 64);
+    CHECK(c.nodes().size() == 11);
+    CHECK(c.racks().size() == 3);
+    CHECK(c.gpus_of_type(type_id(c, "t4")) == 24);
+    CHECK(c.gpus_of_type(type_id(c, "a100")) == 16);
+    CHECK(c.gpus_of_type(type_id(c, "rtx2080ti")) == 24);
+    CHECK(c.max_gpus_per_node(type_id(c, "a100")) == 8);
+    CHECK(c.max_gpus_per_node(type_id(c, "t4")) == 4);
+    CHECK(c.nodes()[6].interconnect == InterconnectKind::NvSwitch);
+    CHECK(c.nodes()[6].interconnect_gbytes_per_s == 300.0);
+  }
+  SECTION("gavel-108-2rack: same GPUs, two racks, 4:1 uplinks") {
+    const Cluster c = preset("gavel-108-2rack");
+    CHECK(c.total_gpus() == 108);
+    REQUIRE(c.racks().size() == 2);
+    int rack0 = 0;
+    for (const Node& n : c.nodes()) rack0 += n.rack == 0;
+    CHECK(rack0 == 15);  // nodes 0, 2, 4, 6, 8 of each type
+    // 15 nodes x 10 Gbit/s NICs over a 4:1 uplink; 12 nodes on rack1.
+    CHECK(*c.racks()[0].uplink_gbps == Approx(37.5));
+    CHECK(*c.racks()[1].uplink_gbps == Approx(30.0));
+    CHECK(c.racks()[0].oversubscription == Approx(4.0));
+    CHECK(c.nodes()[1].rack == 1);
   }
   SECTION("every listed preset builds, and nothing else does") {
     const auto presets = list_presets();
-    CHECK(presets.size() == 7);
+    CHECK(presets.size() == 9);
     for (const auto& [name, description] : presets) {
       CHECK(make_preset(name));
       CHECK_FALSE(description.empty());
@@ -217,12 +250,78 @@ TEST_CASE("cluster spec: errors name the field", "[cluster][spec]") {
     j["gpu_types"][1]["name"] = "v100";
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("gpu_types[1].name"));
   }
+  SECTION("network: unknown interconnect kind") {
+    j["nodes"][0]["interconnect"] = {{"kind", "infiniband"}};
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"),
+                      Catch::Contains("nodes[0].interconnect.kind") && Catch::Contains("'infiniband'"));
+    j = base_spec();
+    j["nodes"][0]["interconnect"] = "token-ring";
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[0].interconnect"));
+  }
+  SECTION("network: zero or negative bandwidth") {
+    j["nodes"][0]["interconnect"] = {{"kind", "nvlink"}, {"gbytes_per_s", 0}};
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"),
+                      Catch::Contains("nodes[0].interconnect.gbytes_per_s") && Catch::Contains("positive"));
+    j = base_spec();
+    j["nodes"][1]["nic_gbps"] = -10;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[1].nic_gbps"));
+    j = base_spec();
+    j["racks"][1]["uplink_gbps"] = 0;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("racks[1].uplink_gbps"));
+    j = base_spec();
+    j["racks"][1]["oversubscription"] = 0;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("racks[1].oversubscription"));
+    j = base_spec();
+    j["racks"][1]["oversubscription"] = 2;
+    j["racks"][1]["uplink_gbps"] = 10;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("not both"));
+    j = base_spec();
+    j["nodes"][0]["nic_latency_us"] = -1;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[0].nic_latency_us"));
+    j = base_spec();
+    j["nodes"][0]["interconnect"] = {{"kind", "pcie"}, {"bw", 3}};
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[0].interconnect.bw"));
+  }
+  SECTION("network: code-built cluster is validated too") {
+    Node n("n0", 0, 4, 0);
+    n.nic_gbps = 0;
+    CHECK_THROWS_WITH(Cluster("c", {GpuType{"gpu", 0, 1}}, {Rack{"r"}}, {n}), Catch::Contains("nodes[0].nic_gbps"));
+    j["nodes"][0]["nic_gbps"] = 0;  // for the common check below
+  }
   SECTION("missing sections") {
     j.erase("nodes");
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("field 'nodes'"));
     CHECK_THROWS_WITH(cluster_from_json(json::array(), "t.json"), Catch::Contains("JSON object"));
   }
   CHECK_THROWS_AS(cluster_from_json(j, "t.json"), InputError);
+}
+
+TEST_CASE("cluster spec: network keys and their defaults", "[cluster][spec][topology]") {
+  json j = base_spec();
+  j["nodes"][0]["interconnect"] = {{"kind", "NVLink"}, {"gbytes_per_s", 100}, {"latency_us", 1.5}};
+  j["nodes"][0]["nic_gbps"] = 100;
+  j["nodes"][1]["interconnect"] = "nvswitch";
+  j["racks"][0]["uplink_gbps"] = 40;
+  j["racks"][1]["oversubscription"] = 2;
+  const Cluster c = cluster_from_json(j, "t.json");
+  const Node& big = c.nodes()[0];
+  CHECK(big.interconnect == InterconnectKind::NvLink);
+  CHECK(big.interconnect_gbytes_per_s == 100.0);
+  CHECK(big.interconnect_latency_us == 1.5);
+  CHECK(big.nic_gbps == 100.0);
+  // A kind alone takes that kind's defaults; every node of a "count" entry shares them.
+  for (std::size_t i = 1; i <= 3; ++i) {
+    CHECK(c.nodes()[i].interconnect == InterconnectKind::NvSwitch);
+    CHECK(c.nodes()[i].interconnect_gbytes_per_s == 300.0);
+    CHECK(c.nodes()[i].nic_gbps == kDefaultNicGbps);
+  }
+  // Nothing said: PCIe at 12 GB/s.
+  CHECK(c.nodes()[4].interconnect == InterconnectKind::Pcie);
+  CHECK(c.nodes()[4].interconnect_gbytes_per_s == 12.0);
+  CHECK(*c.racks()[0].uplink_gbps == 40.0);
+  CHECK(c.racks()[0].oversubscription == Approx(100.0 / 40.0));
+  // Rack b: 5 nodes x 25 Gbit/s at 2:1.
+  CHECK(*c.racks()[1].uplink_gbps == Approx(5 * 25.0 / 2));
 }
 
 TEST_CASE("cluster spec files and resolve_cluster", "[cluster][spec]") {
@@ -243,7 +342,7 @@ TEST_CASE("cluster spec files and resolve_cluster", "[cluster][spec]") {
     CHECK(e.line() == 4);
   }
   CHECK_THROWS_WITH(resolve_cluster("gavel-9000"),
-                    Catch::Contains("gavel-9000") && Catch::Contains("default, gavel-24, gavel-108, heet-12, philly-2048"));
+                    Catch::Contains("gavel-9000") && Catch::Contains("default, gavel-24, gavel-108, gavel-108-2rack, pollux-64, sia-64, heet-12, heet-120, philly-2048"));
   CHECK_THROWS_WITH(load_cluster_spec((dir / "hetsim_test_no_such_cluster.json").string()), Catch::Contains("cannot open"));
   std::filesystem::remove(good);
   std::filesystem::remove(bad);

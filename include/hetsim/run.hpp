@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hetsim/metrics/summary.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/policy/registry.hpp"
 #include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/sched/mechanism.hpp"
@@ -29,6 +30,8 @@ struct RunSpec {
   TraceFormat format = TraceFormat::Auto;
   TraceOptions trace_options;
   std::string throughputs;              ///< throughput table file; empty = duration model
+  std::string model = "auto";           ///< throughput model name (make_throughput_model)
+  ModelParams model_params;             ///< --model-param key=value
   /// Pollux/Sia workload CSV (`--workload`): read with the pollux reader and run on the goodput
   /// model; rounds then sit on the simulator's grid (k * interval from 0).
   std::string workload;
@@ -45,6 +48,13 @@ struct RunSpec {
   /// "auto" (gavel for allocation-only policies, event otherwise).
   std::string mechanism_kind = "auto";
   std::uint64_t seed = 0;
+  /// How policies learn throughputs: "oracle" (the measured table, no profiling cost) or "cf"
+  /// (Heet's collaborative filtering from a profiled share of each job type's cells; every job
+  /// then pays its profiling runs once, at its first start). "cf" needs a --throughputs table.
+  std::string profiling = "oracle";
+  double profiled_fraction = 0.25;   ///< with "cf": share of each job type's cells profiled
+  double profiling_run_s = 30.0;     ///< with "cf": seconds per profiling run
+  int profiling_runs = -1;           ///< with "cf": runs per job; -1 = one per profiled cell
 };
 
 /// Restart overhead of Pollux/Sia workload runs (`workload`) when none is given: the Pollux
@@ -58,6 +68,8 @@ struct RunOutput {
   std::vector<JobRecord> records;
   MechanismStats stats;
   SolverStats solver;  ///< zero unless the gavel mechanism ran
+  /// Notes on the planning model (profiling "cf": cells predicted, median error, warnings).
+  std::vector<std::string> model_notes;
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).

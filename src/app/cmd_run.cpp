@@ -70,6 +70,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       if (!opts->timeline.empty())
         fmt::print("timeline: {} (Perfetto / chrome://tracing), {}\n", opts->timeline, utilization_path(opts->timeline));
     }
+    for (const std::string& n : out.model_notes) fmt::print(stderr, "hetsim: {}\n", n);
     for (const std::string& w : out.stats.warnings) fmt::print(stderr, "hetsim: warning: {}\n", w);
     if (out.stats.refused_requests > out.stats.warnings.size())
       fmt::print(stderr, "hetsim: warning: {} more refused policy requests\n",

@@ -23,6 +23,10 @@ using Action = std::function<int()>;
 
 /// Adds `run` (one simulation).
 Action add_run_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `predict-check` (accuracy of the collaborative-filtering profile completion).
+Action add_predict_check_command(CLI::App& app);
+/// Adds `topology` (network summary, DOT output, communication times of a GPU set).
+Action add_topology_command(CLI::App& app);
 /// Adds `list` (policies, presets, formats, placements).
 Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
 /// Adds `compare` (several policies on the same inputs, in parallel, one table).

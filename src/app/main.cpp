@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add("merge", app::add_merge_command(app, registry));
   add("check", app::add_check_command(app, registry));
   add("model", app::add_model_command(app));
+  add("predict-check", app::add_predict_check_command(app));
+  add("topology", app::add_topology_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

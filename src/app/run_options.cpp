@@ -24,7 +24,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_flag("--sia-restart-costs", opts.spec.sia_restart_costs,
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts.spec.throughputs,
-                  "Throughput table (Gavel JSON or Heet profiles.json); omit for the duration model");
+                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
   cmd->add_option("--generate", opts.generate_jobs,
                   "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
   cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
@@ -37,7 +37,16 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
                   "policies")
       ->capture_default_str();
-  cmd->add_option("--placement", opts.spec.placement, "Placement policy")->capture_default_str();
+  cmd->add_option("--model", opts.spec.model,
+                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
+                  "(docs/models.md)")
+      ->capture_default_str();
+  cmd->add_option("--model-param", opts.model_params,
+                  "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
+                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
+  cmd->add_option("--placement", opts.spec.placement,
+                  "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
+      ->capture_default_str();
   opts.restart_option = cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
                                         "Seconds without progress at every start, resume, move or resize of a job")
                             ->capture_default_str();
@@ -48,16 +57,28 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                 "In round mode, also run the policy when a job arrives");
   cmd->add_option("--heet-round", opts.spec.trace_options.heet_round_s, "Seconds per arrival round in Heet prototype traces")
       ->capture_default_str();
+  cmd->add_option("--profiling", opts.spec.profiling,
+                  "What policies plan with: oracle (the measured table) or cf (Heet's collaborative filtering from a "
+                  "profiled share; every job pays its profiling runs)")
+      ->capture_default_str();
+  cmd->add_option("--profiled-fraction", opts.spec.profiled_fraction,
+                  "With --profiling cf: share of each job type's profile cells that are measured")
+      ->capture_default_str();
+  cmd->add_option("--profiling-run-s", opts.spec.profiling_run_s, "With --profiling cf: seconds per profiling run")
+      ->capture_default_str();
+  cmd->add_option("--profiling-runs", opts.spec.profiling_runs,
+                  "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
+      ->capture_default_str();
   cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
   cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
 }
 
-PolicyParams parse_params(const std::vector<std::string>& items) {
-  PolicyParams params;
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option) {
+  std::map<std::string, std::string> params;
   for (const std::string& item : items) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("", 0, "--param", "expected key=value, got '" + item + "'");
+      throw InputError("", 0, option, "expected key=value, got '" + item + "'");
     params[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return params;
@@ -72,6 +93,7 @@ RunSpec to_run_spec(const RunOptions& opts) {
   if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts.format + "'");
   spec.format = *format;
   spec.params = parse_params(opts.params);
+  spec.model_params = parse_params(opts.model_params, "--model-param");
   if (opts.until_s >= 0) spec.mechanism.until_s = opts.until_s;
   if (opts.generate_jobs != 0) {
     GavelWorkloadConfig g;

@@ -2,6 +2,7 @@
 // The options that define one run (cluster, trace, throughputs, policy, mechanism, seed), shared by
 // `run` and `compare` so both accept the same flags.
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct RunOptions {
   RunSpec spec;
   std::string format = "auto";
   std::vector<std::string> params;
+  std::vector<std::string> model_params;
   double until_s = -1.0;
   int generate_jobs = 0;
   double jobs_per_hour = 4.0;
@@ -28,7 +30,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy = tr
 /// Converts parsed flags into a RunSpec. Throws InputError for a bad --format or --param.
 RunSpec to_run_spec(const RunOptions& opts);
 
-/// Parses repeated --param key=value. Throws InputError (field "--param").
-PolicyParams parse_params(const std::vector<std::string>& items);
+/// Parses repeated key=value options. Throws InputError naming `option`.
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option = "--param");
 
 }  // namespace hetsim::app

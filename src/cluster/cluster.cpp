@@ -10,6 +10,41 @@
 
 namespace hetsim {
 
+const char* to_string(InterconnectKind kind) {
+  switch (kind) {
+    case InterconnectKind::NvSwitch: return "nvswitch";
+    case InterconnectKind::NvLink: return "nvlink";
+    case InterconnectKind::Pcie: return "pcie";
+  }
+  return "pcie";
+}
+
+std::optional<InterconnectKind> parse_interconnect_kind(std::string_view text) {
+  const std::string lower = to_lower(std::string(text));
+  if (lower == "nvswitch") return InterconnectKind::NvSwitch;
+  if (lower == "nvlink") return InterconnectKind::NvLink;
+  if (lower == "pcie") return InterconnectKind::Pcie;
+  return std::nullopt;
+}
+
+double default_interconnect_gbytes_per_s(InterconnectKind kind) {
+  switch (kind) {
+    case InterconnectKind::NvSwitch: return 300.0;
+    case InterconnectKind::NvLink: return 150.0;
+    case InterconnectKind::Pcie: return 12.0;
+  }
+  return 12.0;
+}
+
+double default_interconnect_latency_us(InterconnectKind kind) {
+  return kind == InterconnectKind::Pcie ? 5.0 : 2.0;
+}
+
+namespace {
+bool positive(double v) { return v > 0.0 && std::isfinite(v); }
+bool non_negative(double v) { return v >= 0.0 && std::isfinite(v); }
+}  // namespace
+
 Cluster::Cluster(std::string name, std::vector<GpuType> gpu_types, std::vector<Rack> racks,
                  std::vector<Node> nodes, const std::string& source)
     : name_(std::move(name)), gpu_types_(std::move(gpu_types)), racks_(std::move(racks)), nodes_(std::move(nodes)) {
@@ -41,6 +76,15 @@ Cluster::Cluster(std::string name, std::vector<GpuType> gpu_types, std::vector<R
       throw InputError(source, 0, where + ".rack", "unknown rack");
     if (n.gpu_count <= 0) throw InputError(source, 0, where + ".gpus", "a node needs at least one GPU");
     if (!seen.insert(n.name).second) throw InputError(source, 0, where + ".name", "duplicate node name '" + n.name + "'");
+    if (!positive(n.interconnect_gbytes_per_s))
+      throw InputError(source, 0, where + ".interconnect.gbytes_per_s",
+                       fmt::format("bandwidth must be a positive number of GB/s, got {}", n.interconnect_gbytes_per_s));
+    if (!non_negative(n.interconnect_latency_us))
+      throw InputError(source, 0, where + ".interconnect.latency_us", "latency must not be negative");
+    if (!positive(n.nic_gbps))
+      throw InputError(source, 0, where + ".nic_gbps",
+                       fmt::format("bandwidth must be a positive number of Gbit/s, got {}", n.nic_gbps));
+    if (!non_negative(n.nic_latency_us)) throw InputError(source, 0, where + ".nic_latency_us", "latency must not be negative");
     n.first_gpu = next;
     next += n.gpu_count;
     for (int g = 0; g < n.gpu_count; ++g) gpu_node_.push_back(static_cast<NodeId>(i));
@@ -49,9 +93,26 @@ Cluster::Cluster(std::string name, std::vector<GpuType> gpu_types, std::vector<R
     m = std::max(m, n.gpu_count);
     nodes_per_rack[static_cast<std::size_t>(n.rack)]++;
   }
+  std::vector<double> nic_sum(racks_.size(), 0.0);
+  for (const Node& n : nodes_) nic_sum[static_cast<std::size_t>(n.rack)] += n.nic_gbps;
   for (std::size_t r = 0; r < racks_.size(); ++r) {
-    if (nodes_per_rack[r] == 0)
-      throw InputError(source, 0, fmt::format("racks[{}]", r), "rack '" + racks_[r].name + "' has no nodes");
+    Rack& rack = racks_[r];
+    const std::string where = fmt::format("racks[{}]", r);
+    if (nodes_per_rack[r] == 0) throw InputError(source, 0, where, "rack '" + rack.name + "' has no nodes");
+    if (rack.uplink_gbps) {
+      if (!positive(*rack.uplink_gbps))
+        throw InputError(source, 0, where + ".uplink_gbps",
+                         fmt::format("bandwidth must be a positive number of Gbit/s, got {}", *rack.uplink_gbps));
+    } else {
+      if (!positive(rack.oversubscription))
+        throw InputError(source, 0, where + ".oversubscription",
+                         fmt::format("must be a positive ratio, got {}", rack.oversubscription));
+      rack.uplink_gbps = nic_sum[r] / rack.oversubscription;
+    }
+    // Keep the ratio true for an explicit uplink too, so summaries can print it.
+    rack.oversubscription = nic_sum[r] / *rack.uplink_gbps;
+    if (!non_negative(rack.uplink_latency_us))
+      throw InputError(source, 0, where + ".uplink_latency_us", "latency must not be negative");
   }
 }
 

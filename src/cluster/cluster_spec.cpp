@@ -74,6 +74,46 @@ const json* find(const json& obj, const char* key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
+// Bandwidths must be positive: a zero would make every transfer take forever.
+double as_bandwidth(const json& v, const std::string& field, const std::string& source, const char* unit) {
+  const double d = as_number(v, field, source);
+  if (!(d > 0.0) || !std::isfinite(d))
+    throw InputError(source, 0, field, fmt::format("bandwidth must be a positive number of {}, got {}", unit, v.dump()));
+  return d;
+}
+
+double as_latency(const json& v, const std::string& field, const std::string& source) {
+  const double d = as_number(v, field, source);
+  if (!(d >= 0.0) || !std::isfinite(d))
+    throw InputError(source, 0, field, fmt::format("latency must be a non-negative number of microseconds, got {}", v.dump()));
+  return d;
+}
+
+// "interconnect": "nvlink" or {"kind": "nvlink", "gbytes_per_s": 150, "latency_us": 2}. Bandwidth
+// and latency default per kind.
+void read_interconnect(const json& v, const std::string& at, const std::string& source, Node& node) {
+  const json* kind_json = &v;
+  if (v.is_object()) {
+    reject_unknown_keys(v, {"kind", "gbytes_per_s", "latency_us"}, at, source);
+    kind_json = find(v, "kind");
+    if (!kind_json) throw InputError(source, 0, child(at, "kind"), "missing; one of nvswitch, nvlink, pcie");
+  } else if (!v.is_string()) {
+    throw InputError(source, 0, at, fmt::format("expected a kind string or an object, got {}", v.type_name()));
+  }
+  const std::string kind_field = v.is_object() ? child(at, "kind") : at;
+  const std::string kind_name = as_name(*kind_json, kind_field, source);
+  const auto kind = parse_interconnect_kind(kind_name);
+  if (!kind)
+    throw InputError(source, 0, kind_field, fmt::format("unknown interconnect kind '{}'; expected nvswitch, nvlink or pcie", kind_name));
+  node.interconnect = *kind;
+  node.interconnect_gbytes_per_s = default_interconnect_gbytes_per_s(*kind);
+  node.interconnect_latency_us = default_interconnect_latency_us(*kind);
+  if (v.is_object()) {
+    if (const json* b = find(v, "gbytes_per_s")) node.interconnect_gbytes_per_s = as_bandwidth(*b, child(at, "gbytes_per_s"), source, "GB/s");
+    if (const json* l = find(v, "latency_us")) node.interconnect_latency_us = as_latency(*l, child(at, "latency_us"), source);
+  }
+}
+
 }  // namespace
 
 Cluster cluster_from_json(const json& j, const std::string& source) {
@@ -118,10 +158,21 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
     for (std::size_t i = 0; i < require_array(*racks_json, "racks", source).size(); ++i) {
       const std::string at = element("racks", i);
       const json& r = require_object((*racks_json)[i], at, source);
-      reject_unknown_keys(r, {"name"}, at, source);
+      reject_unknown_keys(r, {"name", "uplink_gbps", "oversubscription", "uplink_latency_us"}, at, source);
       const json* n = find(r, "name");
       if (!n) throw InputError(source, 0, child(at, "name"), "missing");
       Rack rack{as_name(*n, child(at, "name"), source)};
+      const json* up = find(r, "uplink_gbps");
+      const json* over = find(r, "oversubscription");
+      if (up && over)
+        throw InputError(source, 0, child(at, "oversubscription"), "give either uplink_gbps or oversubscription, not both");
+      if (up) rack.uplink_gbps = as_bandwidth(*up, child(at, "uplink_gbps"), source, "Gbit/s");
+      if (over) {
+        rack.oversubscription = as_number(*over, child(at, "oversubscription"), source);
+        if (!(rack.oversubscription > 0.0) || !std::isfinite(rack.oversubscription))
+          throw InputError(source, 0, child(at, "oversubscription"), fmt::format("must be a positive ratio, got {}", over->dump()));
+      }
+      if (const json* l = find(r, "uplink_latency_us")) rack.uplink_latency_us = as_latency(*l, child(at, "uplink_latency_us"), source);
       if (!rack_ids.emplace(rack.name, static_cast<RackId>(i)).second)
         throw InputError(source, 0, child(at, "name"), fmt::format("duplicate rack '{}'", rack.name));
       racks.push_back(std::move(rack));
@@ -143,7 +194,12 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
   for (std::size_t i = 0; i < require_array(*nodes_json, "nodes", source).size(); ++i) {
     const std::string at = element("nodes", i);
     const json& n = require_object((*nodes_json)[i], at, source);
-    reject_unknown_keys(n, {"name", "gpu_type", "gpus", "rack", "count"}, at, source);
+    reject_unknown_keys(n, {"name", "gpu_type", "gpus", "rack", "count", "interconnect", "nic_gbps", "nic_latency_us"}, at,
+                        source);
+    Node net;  // network settings shared by every node of this entry
+    if (const json* ic = find(n, "interconnect")) read_interconnect(*ic, child(at, "interconnect"), source, net);
+    if (const json* nic = find(n, "nic_gbps")) net.nic_gbps = as_bandwidth(*nic, child(at, "nic_gbps"), source, "Gbit/s");
+    if (const json* l = find(n, "nic_latency_us")) net.nic_latency_us = as_latency(*l, child(at, "nic_latency_us"), source);
 
     const json* type_json = find(n, "gpu_type");
     if (!type_json) throw InputError(source, 0, child(at, "gpu_type"), "missing");
@@ -186,7 +242,12 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
       if (auto [it, fresh] = name_origin.emplace(node_name, at); !fresh)
         throw InputError(source, 0, child(at, "name"),
                          fmt::format("node name '{}' is already used by {}", node_name, it->second));
-      nodes.push_back(Node{std::move(node_name), type, gpus, rack, 0});
+      Node node = net;
+      node.name = std::move(node_name);
+      node.gpu_type = type;
+      node.gpu_count = gpus;
+      node.rack = rack;
+      nodes.push_back(std::move(node));
     }
   }
   return Cluster(std::move(name), std::move(types), std::move(racks), std::move(nodes), source);

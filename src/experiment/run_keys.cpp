@@ -79,6 +79,11 @@ std::vector<RunKey> run_keys() {
     if (!f) throw std::invalid_argument("unknown trace format '" + v.get<std::string>() + "' (auto, native, gavel, philly, heet)");
     s.format = *f; }});
   keys.push_back(key("heet_round_s", K::Number, "seconds per arrival round of Heet prototype traces", [](RunSpec& s) -> auto& { return s.trace_options.heet_round_s; }));
+  keys.push_back(key("model", K::Text, "throughput model: auto, gavel-table, heet-profile, duration, analytic", [](RunSpec& s) -> auto& { return s.model; }));
+  keys.push_back(key("profiling", K::Text, "what policies plan with: oracle or cf", [](RunSpec& s) -> auto& { return s.profiling; }));
+  keys.push_back(key("profiled_fraction", K::Number, "with profiling cf: share of profile cells measured", [](RunSpec& s) -> auto& { return s.profiled_fraction; }));
+  keys.push_back(key("profiling_run_s", K::Number, "with profiling cf: seconds per profiling run", [](RunSpec& s) -> auto& { return s.profiling_run_s; }));
+  keys.push_back(key("profiling_runs", K::Integer, "with profiling cf: runs per job (-1 = one per profiled cell)", [](RunSpec& s) -> auto& { return s.profiling_runs; }));
   keys.push_back(key("workload", K::Path, "Pollux/Sia workload CSV (goodput model; restart_overhead_s defaults to 30)", [](RunSpec& s) -> auto& { return s.workload; }));
   keys.push_back(RunKey{"profiles", K::Folder, "folder of Pollux/Sia application profiles", [](RunSpec& s, const nlohmann::ordered_json& v) { s.profiles = {v.get<std::string>()}; }});
   keys.push_back(key("step_model", K::Text, "step-time model of the goodput model: pollux-table, pollux-fit", [](RunSpec& s) -> auto& { return s.step_model; }));

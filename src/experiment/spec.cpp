@@ -37,13 +37,16 @@ struct Keys {
   std::string names() const {
     std::string out;
     for (const RunKey& k : list) out += (out.empty() ? "" : ", ") + k.name;
-    return out + ", param.<name>";
+    return out + ", param.<name>, model_param.<name>";
   }
 };
 
-bool is_param_key(std::string_view key) {
-  return key.size() > kParamKeyPrefix.size() && key.substr(0, kParamKeyPrefix.size()) == kParamKeyPrefix;
+bool has_prefix(std::string_view key, std::string_view prefix) {
+  return key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix;
 }
+
+// "param.<name>" and "model_param.<name>": free-form parameters checked when the run is built.
+bool is_param_key(std::string_view key) { return has_prefix(key, kParamKeyPrefix) || has_prefix(key, kModelParamKeyPrefix); }
 
 // Checks a value against its key's kind, resolves paths against the spec's folder, checks files
 // exist, and tries the setter on a scratch RunSpec. Returns the value to store.
@@ -51,7 +54,7 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
                  const std::string& field) {
   if (is_param_key(key)) {
     if (!value.is_string() && !value.is_number() && !value.is_boolean())
-      throw InputError(spec_path, 0, field, "a policy parameter must be a string, number or boolean");
+      throw InputError(spec_path, 0, field, "a parameter must be a string, number or boolean");
     return value;
   }
   const RunKey* k = keys.find(key);
@@ -198,8 +201,12 @@ std::string sanitize(const std::string& text) {
 }
 
 void apply(const Keys& keys, RunSpec& run, const std::string& key, const Json& value) {
-  if (is_param_key(key)) {
+  if (has_prefix(key, kParamKeyPrefix)) {
     run.params[key.substr(kParamKeyPrefix.size())] = value_text(value);
+    return;
+  }
+  if (has_prefix(key, kModelParamKeyPrefix)) {
+    run.model_params[key.substr(kModelParamKeyPrefix.size())] = value_text(value);
     return;
   }
   keys.find(key)->set(run, value);

@@ -11,7 +11,8 @@ RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs)
       alloc_since_s_(jobs, 0.0),
       types_used_(jobs, std::vector<char>(cluster.gpu_types().size(), 0)),
       busy_by_type_(cluster.gpu_types().size(), 0.0),
-      arrived_(jobs, 0) {}
+      arrived_(jobs, 0),
+      used_on_node_(cluster.nodes().size(), 0) {}
 
 void RunRecorder::set_ideal_runtimes(const std::vector<double>& ideal_s) {
   for (std::size_t i = 0; i < records_.size() && i < ideal_s.size(); ++i) records_[i].ideal_s = ideal_s[i];
@@ -25,6 +26,27 @@ double JobRecord::ftf_rho() const {
 double JobRecord::norm_throughput() const {
   if (status != "completed" || !(ideal_s > 0.0) || !(jct_s() > 0.0)) return -1.0;
   return ideal_s / jct_s();
+}
+
+void RunRecorder::integrate_to(double now_s) {
+  stranded_gpu_s_ += static_cast<double>(stranded_now_) * (now_s - stranded_since_s_);
+  stranded_since_s_ = now_s;
+}
+
+void RunRecorder::change_used(std::span<const GpuId> gpus, int delta) {
+  for (GpuId g : gpus) {
+    const auto n = static_cast<std::size_t>(cluster_.node_of(g));
+    const int cap = cluster_.nodes()[n].gpu_count;
+    auto stranded = [cap](int used) { return used > 0 && used < cap ? cap - used : 0; };
+    stranded_now_ -= stranded(used_on_node_[n]);
+    used_on_node_[n] += delta;
+    stranded_now_ += stranded(used_on_node_[n]);
+  }
+}
+
+void RunRecorder::on_run_end(SimTime end) {
+  end_ = end;
+  integrate_to(end.seconds());
 }
 
 void RunRecorder::on_event(const JobEvent& e) {
@@ -58,6 +80,8 @@ void RunRecorder::on_event(const JobEvent& e) {
       for (GpuId g : e.gpus) types_used_[i][static_cast<std::size_t>(cluster_.type_of(g))] = 1;
       if (e.restart) ++r.restarts;
       restart_len_s_[i] = e.restart ? e.restart_s : 0.0;
+      integrate_to(now);
+      change_used(e.gpus, +1);
       r.gpu_types.clear();
       for (std::size_t t = 0; t < types_used_[i].size(); ++t) {
         if (!types_used_[i][t]) continue;
@@ -68,6 +92,8 @@ void RunRecorder::on_event(const JobEvent& e) {
     case JobEventKind::Stopped:
     case JobEventKind::Completed: {
       double held = now - alloc_since_s_[i];
+      integrate_to(now);
+      change_used(e.gpus, -1);
       for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
       r.gpu_s += held * static_cast<double>(e.gpus.size());
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.

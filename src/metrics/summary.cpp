@@ -87,6 +87,9 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
   }
   double avail_total = window * cluster.total_gpus();
   s.utilization = avail_total > 0 ? busy_total / avail_total : 0.0;
+  const double free_gpu_s = avail_total - busy_total;
+  s.stranded_free_gpus_mean = window > 0 ? recorder.stranded_free_gpu_s() / window : 0.0;
+  s.fragmentation = free_gpu_s > 0 ? std::min(1.0, recorder.stranded_free_gpu_s() / free_gpu_s) : 0.0;
   return s;
 }
 
@@ -142,6 +145,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["restarts"] = s.restarts;
   j["restart_s"] = round6(s.restart_s);
   j["end_s"] = round6(s.end_s);
+  j["stranded_free_gpus_mean"] = round6(s.stranded_free_gpus_mean);
+  j["fragmentation"] = round6(s.fragmentation);
   j["ftf_rho_max"] = round6(s.ftf_rho_max);
   j["ftf_rho_mean"] = round6(s.ftf_rho_mean);
   j["jain_norm_throughput"] = round6(s.jain_norm_throughput);
@@ -176,6 +181,8 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
   for (const auto& [k, v] : s.utilization_by_type) fmt::print(out, "    {:<20}{:>16.4f}\n", k, v);
   fmt::print(out, "  {:<22}{:>16}\n", "preemptions", s.preemptions);
   fmt::print(out, "  {:<22}{:>16}\n", "restarts", s.restarts);
+  fmt::print(out, "  {:<22}{:>16.3f}\n", "stranded free GPUs", s.stranded_free_gpus_mean);
+  fmt::print(out, "  {:<22}{:>16.4f}\n", "fragmentation", s.fragmentation);
   fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho max", s.ftf_rho_max);
   fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho mean", s.ftf_rho_mean);
   fmt::print(out, "  {:<22}{:>16.4f}\n", "Jain (norm. tput)", s.jain_norm_throughput);

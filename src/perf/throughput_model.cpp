@@ -20,6 +20,18 @@ AllocationShape shape_of(const Cluster& cluster, std::span<const GpuId> gpus) {
   return s;
 }
 
+double ThroughputModel::rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const {
+  AllocationShape shape = shape_of(cluster, gpus);
+  double slowest = rate(job, shape);
+  for (GpuId g : gpus) {
+    if (cluster.type_of(g) == shape.gpu_type) continue;
+    // Mixed types: the rate is per-type-uniform in table models, so the minimum over the types
+    // present is the slowest worker's pace.
+    slowest = std::min(slowest, rate(job, AllocationShape{cluster.type_of(g), shape.gpu_count, false}));
+  }
+  return slowest;
+}
+
 double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
                       std::span<const GpuId> gpus, int batch_size, double done, double seconds) {
   while (seconds > 0.0 && done < job.work) {

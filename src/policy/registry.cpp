@@ -92,6 +92,9 @@ PolicyRegistry make_default_registry() {
   register_tiresias(registry);
   register_optimus(registry);
   register_pollux(registry);
+  register_heet(registry);
+  register_srsf(registry);
+  register_afs(registry);
   return registry;
 }
 

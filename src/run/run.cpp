@@ -4,8 +4,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/goodput_model.hpp"
+#include "hetsim/perf/cf_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
@@ -112,7 +116,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     allocation_policy = registry.make_allocation(spec.policy, spec.params, spec.seed);
   else
     policy = registry.make(spec.policy, spec.params, spec.seed);
-  auto placement = make_placement(spec.placement);
+  auto placement = make_placement(spec.placement, spec.seed);
   if (!placement) {
     std::string known;
     for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
@@ -134,6 +138,9 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     if (spec.generator) throw InputError("", 0, "--workload", "give either --workload or the generator, not both");
     if (!spec.throughputs.empty())
       throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
+    if (spec.model != "auto" || !spec.model_params.empty())
+      throw InputError("", 0, "--model",
+                       "a Pollux/Sia workload runs on the goodput model; choose its step-time model with --step-model");
     if (gavel)
       throw InputError("", 0, "--mechanism",
                        "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
@@ -162,9 +169,11 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   } else {
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
-  auto model = load_throughput_model(spec.throughputs, cluster);
+  auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
   if (gavel) {
+    if (spec.profiling != "oracle")
+      throw InputError("", 0, "--profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel");
     GavelConfig config;
     config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
     config.restart_overhead_s = spec.mechanism.restart_overhead_s;
@@ -172,7 +181,35 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     config.seed = spec.seed;
     return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks);
   }
-  return simulate(cluster, workload, *model, *policy, *placement, spec.mechanism, std::move(info), extra_sinks);
+  MechanismConfig mech = spec.mechanism;
+  // A round-based policy brings its own round length unless --interval says otherwise.
+  if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
+  std::unique_ptr<CfThroughputModel> planning;
+  std::vector<std::string> notes;
+  if (spec.profiling == "cf") {
+    if (spec.throughputs.empty())
+      throw InputError("", 0, "--profiling", "'cf' predicts from a measured profile: give --throughputs");
+    if (spec.profiling_run_s < 0) throw InputError("", 0, "--profiling-run-s", "must not be negative");
+    CfModelOptions cfo;
+    cfo.profiled_fraction = spec.profiled_fraction;
+    cfo.completion.auto_select = true;
+    cfo.seed = spec.seed;
+    planning = std::make_unique<CfThroughputModel>(load_profile_tensor(spec.throughputs), cluster, cfo);
+    const int runs = spec.profiling_runs >= 0 ? spec.profiling_runs : planning->max_profiling_runs();
+    mech.profiling_s = runs * spec.profiling_run_s;
+    mech.planning_model = planning.get();
+    notes.push_back(fmt::format("cf: {:.0f}% profiled, {} cells predicted ({} absent from the profile), median "
+                                "error {:.1f}% on predicted measured cells, profiling {} x {:.0f} s per job",
+                                100.0 * spec.profiled_fraction, planning->predicted_cells().size(),
+                                planning->missing_predicted().size(), planning->median_error_pct(), runs,
+                                spec.profiling_run_s));
+    for (const std::string& w : planning->warnings()) notes.push_back("cf: " + w);
+  } else if (spec.profiling != "oracle") {
+    throw InputError("", 0, "--profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'");
+  }
+  RunOutput out = simulate(cluster, workload, *model, *policy, *placement, mech, std::move(info), extra_sinks);
+  out.model_notes = std::move(notes);
+  return out;
 }
 
 void write_run_outputs(const std::string& dir, const RunOutput& output) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace hetsim {
 namespace {
@@ -180,7 +181,8 @@ void Mechanism::request_pass() {
 
 void Mechanism::run_policy() {
   ++stats_.scheduling_passes;
-  SchedulerContext ctx(sim_.now(), state_, model_, jobs_, pending_, running_);
+  const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
+  SchedulerContext ctx(sim_.now(), state_, planning, jobs_, pending_, running_);
   Decision decision = policy_.schedule(ctx);
   apply(decision);
 }
@@ -250,13 +252,14 @@ void Mechanism::apply(const Decision& decision) {
         continue;
       }
     } else {
-      gpus = placement_.place(state_, *job.spec, req->gpu_type, req->gpu_count);
+      gpus = placement_.place(state_, *job.spec, req->gpu_type, req->gpu_count, model_);
       if (gpus.empty()) {
         refuse(fmt::format("job {}: {} GPUs of type {} requested but only {} free", job.spec->id, req->gpu_count,
                            cluster_.gpu_types()[static_cast<std::size_t>(req->gpu_type)].name,
                            state_.free_of_type(req->gpu_type)));
         continue;
       }
+      check_placement(job, *req, gpus);
     }
     if (req->batch_size > 0) job.batch_size = req->batch_size;
     if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
@@ -265,6 +268,20 @@ void Mechanism::apply(const Decision& decision) {
     }
     start_job(job, std::move(gpus));
   }
+}
+
+void Mechanism::check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const {
+  // A placement policy that breaks its contract is a bug: stop the run (exit code 1) rather than
+  // simulate an impossible allocation.
+  bool ok = static_cast<int>(gpus.size()) == req.gpu_count;
+  for (GpuId g : gpus)
+    ok = ok && g >= 0 && g < cluster_.total_gpus() && cluster_.type_of(g) == req.gpu_type && state_.owner(g) == ClusterState::kFree;
+  std::sort(gpus.begin(), gpus.end());
+  ok = ok && std::adjacent_find(gpus.begin(), gpus.end()) == gpus.end();
+  if (!ok)
+    throw std::logic_error(fmt::format("placement '{}' gave job {} GPUs that are repeated, busy or not {} x {}",
+                                       placement_.name(), job.spec->id, req.gpu_count,
+                                       cluster_.gpu_types()[static_cast<std::size_t>(req.gpu_type)].name));
 }
 
 double Mechanism::restart_overhead_of(const JobRuntime& job) const {
@@ -324,6 +341,8 @@ void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
   const double overhead_s = restart_overhead_of(job);
   bool restart = overhead_s > 0.0;
   job.resume_at = restart ? now + SimTime::from_seconds(overhead_s) : now;
+  // generation 0 = never started: the job's profiling runs come before any progress.
+  if (job.generation == 0 && config_.profiling_s > 0.0) job.resume_at = job.resume_at + SimTime::from_seconds(config_.profiling_s);
   if (restart) ++job.restarts;
   ++job.generation;
   job.status = JobStatus::Running;

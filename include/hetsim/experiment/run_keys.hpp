@@ -26,11 +26,14 @@ struct RunKey {
   std::function<void(RunSpec&, const nlohmann::ordered_json&)> set;
 };
 
-/// Every key, in documentation order. Besides these, "param.<name>" sets a policy parameter.
+/// Every key, in documentation order. Besides these, "param.<name>" sets a policy parameter and
+/// "model_param.<name>" a throughput-model parameter.
 std::vector<RunKey> run_keys();
 
 /// Prefix of policy-parameter keys ("param.alpha" sets PolicyParams["alpha"]).
 inline constexpr std::string_view kParamKeyPrefix = "param.";
+/// Prefix of throughput-model parameter keys ("model_param.comm" sets RunSpec::model_params["comm"]).
+inline constexpr std::string_view kModelParamKeyPrefix = "model_param.";
 
 /// Name of a kind for messages ("a number", "a file path", ...).
 const char* describe(RunKeyKind kind);

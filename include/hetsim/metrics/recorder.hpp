@@ -48,7 +48,7 @@ class RunRecorder final : public JobEventSink {
   /// `jobs` is the number of jobs read. Restart time is taken from each Started event.
   RunRecorder(const Cluster& cluster, std::size_t jobs);
   void on_event(const JobEvent& event) override;
-  void on_run_end(SimTime end) override { end_ = end; }
+  void on_run_end(SimTime end) override;
   /// Ideal run times per job (trace order), see JobRecord::ideal_s.
   void set_ideal_runtimes(const std::vector<double>& ideal_s);
 
@@ -57,6 +57,9 @@ class RunRecorder final : public JobEventSink {
   const std::vector<double>& busy_gpu_s_by_type() const { return busy_by_type_; }
   /// Time of the last event handled.
   SimTime end() const { return end_; }
+  /// Integral over time of the free GPUs stranded on partly used nodes (GPU-seconds): a free GPU
+  /// counts while at least one other GPU of its node is allocated.
+  double stranded_free_gpu_s() const { return stranded_gpu_s_; }
 
  private:
   const Cluster& cluster_;
@@ -70,6 +73,13 @@ class RunRecorder final : public JobEventSink {
   std::vector<std::size_t> group_;  // jobs admitted at group_time_
   SimTime group_time_;
   SimTime end_;
+  // Fragmentation bookkeeping: allocated GPUs per node, the current stranded count, its integral.
+  void integrate_to(double now_s);
+  void change_used(std::span<const GpuId> gpus, int delta);
+  std::vector<int> used_on_node_;
+  int stranded_now_ = 0;
+  double stranded_gpu_s_ = 0.0;
+  double stranded_since_s_ = 0.0;
 };
 
 }  // namespace hetsim

@@ -33,6 +33,11 @@ struct RunSummary {
   long long restarts = 0;
   double restart_s = 0.0;  ///< seconds jobs spent paying restart overhead, summed over jobs
   double end_s = 0.0;      ///< time of the last event
+  /// Time-averaged free GPUs stranded on partly used nodes, over [first submit, end of run].
+  double stranded_free_gpus_mean = 0.0;
+  /// Share of the free GPU-time that was stranded on partly used nodes (0 = free GPUs always sat on
+  /// wholly free nodes; 1 = every free GPU shared its node with a running job).
+  double fragmentation = 0.0;
   double ftf_rho_max = 0.0;   ///< largest finish-time fairness rho over completed jobs (JobRecord::ftf_rho)
   double ftf_rho_mean = 0.0;  ///< mean rho over completed jobs with a defined rho
   /// Jain's index (sum x)^2 / (n sum x^2) of the normalised throughputs x = ideal_s / JCT of

@@ -33,11 +33,11 @@ class ThroughputModel {
   virtual std::string name() const = 0;
   /// Work units per second of `job` on `shape`; 0 when the job cannot run on it (never negative).
   virtual double rate(const JobSpec& job, const AllocationShape& shape) const = 0;
-  /// Rate on concrete GPUs. The default summarises them with shape_of(); topology-aware models
-  /// override it to look at where the GPUs sit.
-  virtual double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const {
-    return rate(job, shape_of(cluster, gpus));
-  }
+  /// Rate on concrete GPUs. The default summarises them with shape_of(); a placement mixing GPU
+  /// types runs, in synchronous data parallelism, at the pace of its slowest worker, so the default
+  /// takes the smallest rate over its types for the whole GPU count (spread, as mixed types never
+  /// share a node). Topology-aware models override it to look at where the GPUs sit.
+  virtual double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const;
   /// Rate when `done` work units of the job are done, on `gpus`, with global batch size
   /// `batch_size` (0 = the job's own). Models whose rate changes with progress (the goodput model:
   /// statistical efficiency changes every epoch) or with the batch size override this together

@@ -27,5 +27,11 @@ void register_tiresias(PolicyRegistry& registry);
 void register_optimus(PolicyRegistry& registry);
 /// pollux: goodput-maximising elastic allocation (src/policy/pollux.cpp).
 void register_pollux(PolicyRegistry& registry);
+/// heet: Heet's slot matching and resource trading (src/policy/heet.cpp).
+void register_heet(PolicyRegistry& registry);
+/// srsf: the Heet prototype's SRSF baseline (src/policy/srsf.cpp).
+void register_srsf(PolicyRegistry& registry);
+/// afs: AFS marginal-throughput sharing, heterogeneous as in Heet's baseline (src/policy/afs.cpp).
+void register_afs(PolicyRegistry& registry);
 
 }  // namespace hetsim

@@ -3,6 +3,7 @@
 /// views only and answer with a Decision; the mechanism validates and applies it.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <span>
@@ -96,6 +97,9 @@ class SchedulingPolicy {
   virtual std::string name() const = 0;
   /// Decides who runs now. Called after every instant at which jobs arrived or completed.
   virtual Decision schedule(const SchedulerContext& ctx) = 0;
+  /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
+  /// prototype: 120 s); nullopt = event-driven.
+  virtual std::optional<double> round_s() const { return std::nullopt; }
 };
 
 }  // namespace hetsim

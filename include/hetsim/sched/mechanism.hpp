@@ -32,6 +32,12 @@ struct MechanismConfig {
   bool round_grid_from_zero = false;
   /// Stop at this time (seconds); jobs not done are reported unfinished. nullopt = run to the end.
   std::optional<double> until_s;
+  /// Seconds without progress paid once, at a job's first start, for its profiling runs (Heet's
+  /// short runs that give the collaborative filter the job's row). 0 = none (--profiling oracle).
+  double profiling_s = 0.0;
+  /// The model policies plan with (e.g. the collaborative-filtering predictor); nullptr = the true
+  /// model. The true model always advances progress, so wrong predictions cost JCT. Not owned.
+  const ThroughputModel* planning_model = nullptr;
 };
 
 /// Counters of one run that are not per job.
@@ -68,6 +74,7 @@ class Mechanism final : public EventHandler {
   void run_policy();
   void apply(const Decision& decision);
   std::optional<std::string> admission_error(const JobSpec& spec) const;
+  void check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const;
   void advance(JobRuntime& job);
   double restart_overhead_of(const JobRuntime& job) const;
   void schedule_completion(JobRuntime& job);

@@ -1,35 +1,76 @@
 #pragma once
-/// Placement: which exact GPUs a job gets once the policy chose a GPU type and count.
+/// Placement: which exact GPUs a job gets once the policy chose a GPU type and count. One policy
+/// per file under src/sched/placement_*.cpp; docs/policies.md describes each.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/workload/job.hpp"
 
 namespace hetsim {
 
-/// Picks `count` free GPUs of `type`. Returns an empty vector when fewer than `count` are free.
-/// Deterministic: ties are broken by node index, then GPU index.
+/// Picks `count` free GPUs of `type`. Returns an empty vector when fewer than `count` are free;
+/// otherwise exactly `count` distinct free GPUs of `type` (the mechanism checks this and treats a
+/// violation as a bug). Deterministic: ties are broken by node index, then GPU index.
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   virtual std::string name() const = 0;
-  virtual std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type,
-                                   int count) const = 0;
+  /// `model` is the run's throughput model, for policies that compare candidate placements.
+  virtual std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                                   const ThroughputModel& model) const = 0;
 };
 
-/// Fewest nodes first: the fullest node that still fits the whole job (best fit); when no single
-/// node fits, nodes with the most free GPUs first, so the job spans as few nodes as possible.
+/// Fewest nodes, then fewest racks, best fit: the fullest node that still holds the whole job;
+/// else the rack that holds it on the fewest nodes (ties: the rack left with the fewest free GPUs),
+/// taking its emptiest nodes and best-fitting the last; else racks and nodes emptiest first.
 class ConsolidatePlacement final : public PlacementPolicy {
  public:
   std::string name() const override { return "consolidate"; }
-  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type,
-                           int count) const override;
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
 };
 
-/// Builds a placement policy by name ("consolidate"); nullptr when unknown.
-std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
+/// As many nodes and racks as possible: one GPU per node per pass, nodes with the most free GPUs
+/// first, alternating racks (the opposite of consolidate; how Tiresias-style "spread" and load
+/// balancing placements behave, and the worst case for communication).
+class SpreadPlacement final : public PlacementPolicy {
+ public:
+  std::string name() const override { return "spread"; }
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
+};
+
+/// The candidate placement with the highest predicted rate (= shortest step) under the run's
+/// throughput model. Candidates: consolidate's and spread's answers, each rack packed emptiest
+/// node first, and every node with free GPUs as a seed filled from its own rack first (one seed per
+/// kind of node: rack, free GPUs, network). Ties: fewer
+/// nodes, fewer racks, then candidate order (consolidate's first).
+class TopologyAwarePlacement final : public PlacementPolicy {
+ public:
+  std::string name() const override { return "topology-aware"; }
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
+};
+
+/// Uniformly random free GPUs of the type. Seeded by the run seed and the job id (FNV-1a), so a
+/// run is reproducible and the policy keeps no state.
+class RandomPlacement final : public PlacementPolicy {
+ public:
+  explicit RandomPlacement(std::uint64_t seed) : seed_(seed) {}
+  std::string name() const override { return "random"; }
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
+
+ private:
+  std::uint64_t seed_;
+};
+
+/// Builds a placement policy by name; nullptr when unknown. `seed` feeds `random`.
+std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, std::uint64_t seed = 0);
 /// Names accepted by make_placement, for help texts and errors.
 std::vector<std::string> placement_names();
 

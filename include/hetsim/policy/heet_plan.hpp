@@ -1,0 +1,71 @@
+#pragma once
+/// The decision core of the `heet` policy, free of the simulator so it can be checked by hand:
+/// slot size, minimum-weight full matching of GPU slots to jobs, and opportunistic trading. Rules
+/// follow the Heet prototype (mozizhao/elastic, our_scheduler.py: schedule(), price_j1, price_j2)
+/// of Mo, Xu, Xu, "Heet: Accelerating Elastic Training in Heterogeneous Deep Learning Clusters",
+/// ASPLOS'24; per-host slots and trades are our extension to several hosts per GPU type.
+#include <cstddef>
+#include <vector>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/workload/job.hpp"
+
+namespace hetsim {
+
+/// One host (node) as the planner sees it.
+struct HeetHost {
+  GpuTypeId type = 0;
+  int gpus = 0;
+};
+
+/// One active job as the planner sees it.
+struct HeetJob {
+  JobIndex job = 0;
+  double remaining_work = 0.0;            ///< work units left
+  /// Predicted rate (work units/s) on n GPUs of one host of each type: rate[type][n], n = 0..H,
+  /// rate[type][0] = 0; 0 elsewhere = cannot run.
+  std::vector<std::vector<double>> rate;
+  int current_host = -1;                  ///< host it runs on now (-1 = none); kept when possible
+};
+
+/// A job's place in the plan.
+struct HeetAssignment {
+  JobIndex job = 0;
+  int host = -1;
+  int gpus = 0;
+};
+
+/// One trade of the trading phase (for logs and tests).
+struct HeetTrade {
+  JobIndex from = 0;       ///< running job that gives one GPU
+  JobIndex to = 0;         ///< waiting job that gets it
+  int host = -1;
+  double release_price = 0.0;  ///< 2 (X(n) - X(n-1)) / X(n) of `from`
+  double gain_price = 0.0;     ///< X(1) / X(s) of `to`
+};
+
+/// Prototype rule: GPUs per active job <= 1.5 -> 1, >= 3 -> the host size (4 in the prototype),
+/// else 2 (capped at the host size). `host_gpus` = GPUs of the largest host.
+int heet_slot_size(int total_gpus, std::size_t active_jobs, int host_gpus);
+
+/// Matching weight of a job on an s-GPU slot: remaining x T(s)^2 / T(1), T(n) = 1 / rate(n) (the
+/// time per work unit); +infinity when rate(s) or rate(1) is 0.
+double heet_weight(double remaining_work, double rate_1, double rate_s);
+
+/// Price of taking one GPU from a job on n GPUs: 2 (X(n) - X(n-1)) / X(n), X = rate.
+double heet_release_price(const std::vector<double>& rate_of_type, int n);
+
+/// Price (gain) of giving a waiting job one GPU instead of a slot: X(1) / X(s).
+double heet_gain_price(const std::vector<double>& rate_of_type, int slot);
+
+/// The plan of one round: every job that gets GPUs, on one host each, in job order. Matching:
+/// slots = floor(host GPUs / s) per host; jobs x slots weighted by heet_weight; minimum-weight full
+/// matching; matched jobs keep their current host when it has a slot of the matched type left
+/// (ours: avoids needless moves between equivalent hosts). Trading (s > 1): while a job waits,
+/// the running job with n > 1 GPUs and the lowest release price gives one GPU on its host to the
+/// waiting job with the highest gain price on that host's type, if release <= gain; else stop.
+/// Ties go to the lower job index. `trades` (optional) receives the trades made.
+std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
+                                      std::vector<HeetTrade>* trades = nullptr);
+
+}  // namespace hetsim

@@ -1,0 +1,89 @@
+// `hetsim predict-check`: how well the 3-D collaborative filtering (Heet, Mo et al., ASPLOS'24)
+// predicts hidden profile cells, against per-type linear scaling and 2-D matrix completion.
+#include <filesystem>
+#include <fmt/core.h>
+#include <memory>
+
+#include "commands.hpp"
+#include "hetsim/perf/predict_check.hpp"
+#include "hetsim/util/error.hpp"
+
+namespace hetsim::app {
+namespace {
+
+struct PredictCheckOptions {
+  std::string heet = std::string("../shared/data/heet-prototype/profiles.json");
+  std::string gavel = std::string("../shared/data/gavel/simulation_throughputs.json");
+  std::string sia = std::string("../shared/data/sia/traces");
+  std::vector<double> fractions{0.10, 0.25, 0.50};
+  int trials = 10;
+  CompletionOptions completion;
+  std::uint64_t seed = 0;
+  bool fixed_model = false;
+};
+
+}  // namespace
+
+Action add_predict_check_command(CLI::App& app) {
+  auto o = std::make_shared<PredictCheckOptions>();
+  o->completion.auto_select = true;
+  CLI::App* cmd = app.add_subcommand(
+      "predict-check",
+      "Hide part of each measured profile (Heet prototype, Gavel, Sia), predict it with the 3-D collaborative "
+      "filtering and two baselines, print median and p90 absolute percentage error");
+  cmd->add_option("--heet", o->heet, "Heet prototype profiles.json ('' to skip)")->capture_default_str();
+  cmd->add_option("--gavel", o->gavel, "Gavel throughput JSON ('' to skip)")->capture_default_str();
+  cmd->add_option("--sia", o->sia, "Sia traces directory (one folder per application; '' to skip)")->capture_default_str();
+  cmd->add_option("--fractions", o->fractions, "Profiled fractions to test, each in (0, 1)")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Random hidings per fraction")->capture_default_str();
+  cmd->add_option("--rank", o->completion.rank, "CP rank (upper bound when the model is selected by CV)")->capture_default_str();
+  cmd->add_option("--pair-rank", o->completion.pair_rank, "Rank of the pairwise terms (upper bound likewise)")
+      ->capture_default_str();
+  cmd->add_option("--lambda", o->completion.lambda, "Ridge weight")->capture_default_str();
+  cmd->add_flag("--fixed-model", o->fixed_model, "Use --rank/--pair-rank as given instead of choosing by cross-validation");
+  cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations")->capture_default_str();
+
+  return [o]() -> int {
+    if (o->trials < 1) throw InputError("", 0, "--trials", "must be at least 1");
+    if (o->completion.rank < 0) throw InputError("", 0, "--rank", "must not be negative");
+    if (o->completion.pair_rank < 0) throw InputError("", 0, "--pair-rank", "must not be negative");
+    if (!(o->completion.lambda >= 0.0)) throw InputError("", 0, "--lambda", "must not be negative");
+    for (double f : o->fractions)
+      if (!(f > 0.0 && f < 1.0)) throw InputError("", 0, "--fractions", fmt::format("{} is not in (0, 1)", f));
+    CompletionOptions copt = o->completion;
+    copt.auto_select = !o->fixed_model;
+    struct Set {
+      const char* name;
+      std::string path;
+    };
+    const Set sets[] = {{"heet-prototype", o->heet}, {"gavel", o->gavel}, {"sia", o->sia}};
+    fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5} {:>5}\n", "data set",
+               "prof.%", "known", "hidden", "CF med", "CF p90", "lin med", "lin p90", "2D med", "2D p90", "rank",
+               "pair");
+    int datasets = 0;
+    for (const Set& s : sets) {
+      if (s.path.empty()) continue;
+      if (!std::filesystem::exists(s.path)) {
+        fmt::print(stderr, "hetsim: warning: {} skipped: {} not found\n", s.name, s.path);
+        continue;
+      }
+      ++datasets;
+      const ProfileTensor truth = load_profile_tensor(s.path);
+      for (double f : o->fractions) {
+        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed);
+        fmt::print("{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>5} {:>5}\n",
+                   s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct,
+                   r.linear.p90_pct, r.matrix2d.median_pct, r.matrix2d.p90_pct, r.rank, r.pair_rank);
+        for (const std::string& w : r.warnings) fmt::print(stderr, "hetsim: warning: {} at {:.0f}%: {}\n", s.name, 100.0 * f, w);
+      }
+      fmt::print("{:<15} tensor {} jobs x {} GPU types x {} configurations, {} measured cells ({}), {} measured as "
+                 "cannot-run (excluded)\n",
+                 "", truth.dim_jobs(), truth.dim_gpus(), truth.dim_configs(), truth.measured_count(), truth.unit,
+                 truth.cannot_run.size());
+    }
+    if (datasets == 0) throw InputError("", 0, "--heet/--gavel/--sia", "no profile data set found");
+    return kOk;
+  };
+}
+
+}  // namespace hetsim::app

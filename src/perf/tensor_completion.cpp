@@ -1,0 +1,380 @@
+// Heet's 3-D collaborative filtering (Mo, Xu, Xu, ASPLOS'24) as a CP decomposition with missing
+// entries, fitted by regularised alternating least squares (Kolda & Bader, SIAM Review 2009,
+// sec. 3.4; Tomasi & Bro, "PARAFAC and missing values", 2005). Heet's paper gives the idea, not the
+// model; the component structure below (main effects, pairwise terms, log space, cross-validated
+// model choice) is ours and documented in docs/models.md.
+//
+// Every term is a "component" with one column per mode; a mode's column is either free (fitted)
+// or frozen at 1. All three free = a CP rank-1 term; two free = a pairwise term (e.g. job x config,
+// the job's own scaling curve); one free = a main effect. One ALS step updates the free entries of
+// one mode's row by ridge regression on the known cells through that row.
+#include "hetsim/perf/tensor_completion.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace hetsim {
+namespace {
+
+using Comp = std::array<bool, 3>;  // free in mode 0, 1, 2
+
+struct Observation {
+  std::array<std::size_t, 3> at;
+  double y;
+};
+
+// Uniform in [0, 1) from the raw 64-bit draw (std::*_distribution differ between libraries).
+double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+class AlsModel {
+ public:
+  AlsModel(std::array<std::size_t, 3> dims, std::vector<Comp> comps) : dims_(dims), comps_(std::move(comps)) {
+    for (std::size_t m = 0; m < 3; ++m) factors_[m] = Eigen::MatrixXd::Ones(static_cast<Eigen::Index>(dims_[m]),
+                                                                             static_cast<Eigen::Index>(comps_.size()));
+  }
+
+  void init(std::mt19937_64& rng, double scale) {
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t c = 0; c < comps_.size(); ++c) {
+        if (!comps_[c][m]) continue;
+        const bool main = (comps_[c][0] + comps_[c][1] + comps_[c][2]) == 1;
+        for (Eigen::Index r = 0; r < factors_[m].rows(); ++r)
+          factors_[m](r, static_cast<Eigen::Index>(c)) = main ? 0.0 : scale * (0.5 + uniform01(rng));
+      }
+  }
+
+  double predict(const std::array<std::size_t, 3>& at) const {
+    double s = 0.0;
+    for (std::size_t c = 0; c < comps_.size(); ++c) {
+      double p = 1.0;
+      for (std::size_t m = 0; m < 3; ++m) p *= factors_[m](static_cast<Eigen::Index>(at[m]), static_cast<Eigen::Index>(c));
+      s += p;
+    }
+    return s;
+  }
+
+  // Fits to `obs`; returns the final regularised loss.
+  double fit(const std::vector<Observation>& obs, double lambda, int max_iterations, double tolerance) {
+    std::array<std::vector<std::vector<std::size_t>>, 3> by_index;
+    for (std::size_t m = 0; m < 3; ++m) {
+      by_index[m].assign(dims_[m], {});
+      for (std::size_t o = 0; o < obs.size(); ++o) by_index[m][obs[o].at[m]].push_back(o);
+    }
+    double prev = std::numeric_limits<double>::infinity();
+    double loss = prev;
+    for (int it = 0; it < max_iterations; ++it) {
+      for (std::size_t m = 0; m < 3; ++m) update_mode(m, obs, by_index[m], lambda);
+      loss = this->loss(obs, lambda);
+      if (std::abs(prev - loss) <= tolerance * std::max(1.0, std::abs(loss))) break;
+      prev = loss;
+    }
+    return loss;
+  }
+
+  double loss(const std::vector<Observation>& obs, double lambda) const {
+    double l = 0.0;
+    for (const Observation& o : obs) {
+      const double e = predict(o.at) - o.y;
+      l += e * e;
+    }
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t c = 0; c < comps_.size(); ++c)
+        if (comps_[c][m]) l += lambda * factors_[m].col(static_cast<Eigen::Index>(c)).squaredNorm();
+    return l;
+  }
+
+ private:
+  void update_mode(std::size_t m, const std::vector<Observation>& obs, const std::vector<std::vector<std::size_t>>& rows,
+                   double lambda) {
+    std::vector<std::size_t> free_cols;
+    for (std::size_t c = 0; c < comps_.size(); ++c)
+      if (comps_[c][m]) free_cols.push_back(c);
+    if (free_cols.empty()) return;
+    const auto nf = static_cast<Eigen::Index>(free_cols.size());
+    for (std::size_t r = 0; r < dims_[m]; ++r) {
+      // A row with no known cell keeps its value (ridge would pull it to 0 anyway).
+      if (rows[r].empty()) continue;
+      Eigen::MatrixXd ata = Eigen::MatrixXd::Identity(nf, nf) * lambda;
+      Eigen::VectorXd atb = Eigen::VectorXd::Zero(nf);
+      Eigen::VectorXd z(nf);
+      for (std::size_t o : rows[r]) {
+        const Observation& ob = obs[o];
+        double offset = 0.0;
+        Eigen::Index f = 0;
+        for (std::size_t c = 0; c < comps_.size(); ++c) {
+          double p = 1.0;
+          for (std::size_t m2 = 0; m2 < 3; ++m2)
+            if (m2 != m) p *= factors_[m2](static_cast<Eigen::Index>(ob.at[m2]), static_cast<Eigen::Index>(c));
+          if (comps_[c][m])
+            z(f++) = p;
+          else
+            offset += p;
+        }
+        ata.noalias() += z * z.transpose();
+        atb.noalias() += z * (ob.y - offset);
+      }
+      Eigen::VectorXd sol = ata.ldlt().solve(atb);
+      for (Eigen::Index f = 0; f < nf; ++f)
+        factors_[m](static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(free_cols[static_cast<std::size_t>(f)])) = sol(f);
+    }
+  }
+
+  std::array<std::size_t, 3> dims_;
+  std::vector<Comp> comps_;
+  std::array<Eigen::MatrixXd, 3> factors_;
+};
+
+struct Structure {
+  int rank = 0;
+  int pair_rank = 0;
+  bool main_effects = false;
+};
+
+std::vector<Comp> components(const Structure& s) {
+  std::vector<Comp> out;
+  if (s.main_effects) {
+    out.push_back({true, false, false});
+    out.push_back({false, true, false});
+    out.push_back({false, false, true});
+  }
+  for (int r = 0; r < s.pair_rank; ++r) {
+    out.push_back({true, true, false});
+    out.push_back({true, false, true});
+    out.push_back({false, true, true});
+  }
+  for (int r = 0; r < s.rank; ++r) out.push_back({true, true, true});
+  return out;
+}
+
+std::size_t parameters(const Structure& s, const std::array<std::size_t, 3>& d) {
+  const std::size_t sum = d[0] + d[1] + d[2];
+  return (s.main_effects ? sum : 0) + static_cast<std::size_t>(s.pair_rank) * 2 * sum +
+         static_cast<std::size_t>(s.rank) * sum;
+}
+
+// Fits one structure with restarts and returns predictions (fitting space) for every cell.
+std::vector<double> fit_predict(const std::array<std::size_t, 3>& dims, const std::vector<Observation>& raw,
+                                const Structure& s, const CompletionOptions& o, std::uint64_t seed, double* loss_out) {
+  std::mt19937_64 rng(seed);
+  double best = std::numeric_limits<double>::infinity();
+  // With main effects the global mean is taken out first, so the ridge does not pull the whole
+  // tensor towards 0 (an unpenalised intercept); a pure CP model is fitted to the data as given.
+  double mean = 0.0;
+  if (s.main_effects) {
+    for (const Observation& ob : raw) mean += ob.y;
+    mean /= static_cast<double>(raw.size());
+  }
+  std::vector<Observation> obs = raw;
+  for (Observation& ob : obs) ob.y -= mean;
+  std::vector<double> best_values(dims[0] * dims[1] * dims[2], mean);
+  double mag = 0.0;
+  for (const Observation& ob : obs) mag += std::abs(ob.y);
+  mag /= static_cast<double>(obs.size());
+  // Initial scale so a sum of rank-1 terms starts near the data's magnitude.
+  const auto ncomp = components(s).size();
+  const double scale = std::cbrt(std::max(1e-3, mag) / static_cast<double>(std::max<std::size_t>(1, ncomp)));
+  const int restarts = std::max(1, s.rank + s.pair_rank > 0 ? o.restarts : 1);
+  for (int r = 0; r < restarts; ++r) {
+    AlsModel model(dims, components(s));
+    model.init(rng, scale);
+    const double loss = model.fit(obs, o.lambda, o.max_iterations, o.tolerance);
+    if (loss < best) {
+      best = loss;
+      for (std::size_t i = 0; i < dims[0]; ++i)
+        for (std::size_t j = 0; j < dims[1]; ++j)
+          for (std::size_t k = 0; k < dims[2]; ++k)
+            best_values[(i * dims[1] + j) * dims[2] + k] = mean + model.predict({i, j, k});
+    }
+  }
+  if (loss_out) *loss_out = best;
+  return best_values;
+}
+
+// Largest structure not above `s` whose parameters fit the known cells: rank first, then pair rank.
+Structure clamp(Structure s, const std::array<std::size_t, 3>& dims, std::size_t known) {
+  while (parameters(s, dims) > known && s.rank > 0) --s.rank;
+  while (parameters(s, dims) > known && s.pair_rank > 0) --s.pair_rank;
+  return s;
+}
+
+}  // namespace
+
+CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOptions& options) {
+  if (options.rank < 0 || options.pair_rank < 0) throw std::invalid_argument("ranks must not be negative");
+  const std::array<std::size_t, 3> dims{known.dim_jobs(), known.dim_gpus(), known.dim_configs()};
+  std::vector<Observation> obs;
+  for (std::size_t i = 0; i < dims[0]; ++i)
+    for (std::size_t j = 0; j < dims[1]; ++j)
+      for (std::size_t k = 0; k < dims[2]; ++k) {
+        const double v = known.at(i, j, k);
+        if (std::isnan(v)) continue;
+        if (options.log_space && !(v > 0.0))
+          throw std::invalid_argument(fmt::format("log-space completion needs positive values; {} is {}",
+                                                  known.describe(known.index(i, j, k)), v));
+        obs.push_back({{i, j, k}, options.log_space ? std::log(v) : v});
+      }
+  if (obs.empty()) throw std::invalid_argument("tensor completion needs at least one known cell");
+
+  CompletionResult result;
+  Structure wanted{options.rank, options.pair_rank, options.main_effects};
+  Structure s = clamp(wanted, dims, obs.size());
+  if (s.rank != wanted.rank || s.pair_rank != wanted.pair_rank)
+    result.warnings.push_back(fmt::format(
+        "rank {} (pairwise {}) needs {} parameters but only {} cells are known; clamped to rank {} (pairwise {})",
+        wanted.rank, wanted.pair_rank, parameters(wanted, dims), obs.size(), s.rank, s.pair_rank));
+
+  if (options.auto_select && obs.size() >= 8) {
+    // Candidates from simplest up to the clamped structure; 4-fold CV over the known cells.
+    std::vector<Structure> cands;
+    for (int p = 0; p <= s.pair_rank; ++p)
+      for (int r = 0; r <= s.rank; ++r)
+        if (s.main_effects || p > 0 || r > 0) cands.push_back({r, p, s.main_effects});
+    std::vector<std::size_t> perm(obs.size());
+    for (std::size_t n = 0; n < perm.size(); ++n) perm[n] = n;
+    std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
+    for (std::size_t n = perm.size(); n > 1; --n) std::swap(perm[n - 1], perm[rng() % n]);
+    constexpr std::size_t kFolds = 4;
+    // Cross-validation only ranks structures: one start and fewer sweeps are enough for that.
+    CompletionOptions cv_options = options;
+    cv_options.restarts = 1;
+    cv_options.max_iterations = std::min(options.max_iterations, 100);
+    double best = std::numeric_limits<double>::infinity();
+    Structure pick = s;
+    for (const Structure& c : cands) {
+      double err = 0.0;
+      for (std::size_t f = 0; f < kFolds; ++f) {
+        std::vector<Observation> train, test;
+        for (std::size_t n = 0; n < perm.size(); ++n) (n % kFolds == f ? test : train).push_back(obs[perm[n]]);
+        if (train.empty() || test.empty() || parameters(c, dims) > train.size()) {
+          err = std::numeric_limits<double>::infinity();
+          break;
+        }
+        auto pred = fit_predict(dims, train, c, cv_options, options.seed + f, nullptr);
+        for (const Observation& t : test) {
+          const double e = pred[(t.at[0] * dims[1] + t.at[1]) * dims[2] + t.at[2]] - t.y;
+          err += std::abs(e);  // absolute log error ~ relative error; robust to a few outliers
+        }
+      }
+      if (err < best - 1e-12) {
+        best = err;
+        pick = c;
+      }
+    }
+    s = pick;
+  }
+
+  double loss = 0.0;
+  std::vector<double> fitted = fit_predict(dims, obs, s, options, options.seed, &loss);
+  result.rank = s.rank;
+  result.pair_rank = s.pair_rank;
+  result.main_effects = s.main_effects;
+  double sq = 0.0;
+  for (const Observation& o : obs) {
+    const double e = fitted[(o.at[0] * dims[1] + o.at[1]) * dims[2] + o.at[2]] - o.y;
+    sq += e * e;
+  }
+  result.train_rmse = std::sqrt(sq / static_cast<double>(obs.size()));
+  result.values.resize(known.size());
+  for (std::size_t n = 0; n < known.size(); ++n) {
+    if (known.measured(n)) {
+      result.values[n] = known.values[n];
+    } else {
+      result.values[n] = options.log_space ? std::exp(fitted[n]) : fitted[n];
+      result.predicted.push_back(n);
+    }
+  }
+  return result;
+}
+
+std::vector<double> predict_matrix_2d(const ProfileTensor& known, int rank, std::uint64_t seed) {
+  const std::size_t I = known.dim_jobs(), J = known.dim_gpus(), K = known.dim_configs();
+  std::vector<double> out = known.values;
+  double global = 0.0;
+  std::size_t count = 0;
+  for (std::size_t n = 0; n < known.size(); ++n)
+    if (known.measured(n)) {
+      global += std::log(known.values[n]);
+      ++count;
+    }
+  global = count == 0 ? 0.0 : global / static_cast<double>(count);
+  CompletionOptions o;
+  o.lambda = 0.05;
+  for (std::size_t k = 0; k < K; ++k) {
+    std::vector<Observation> obs;
+    for (std::size_t i = 0; i < I; ++i)
+      for (std::size_t j = 0; j < J; ++j)
+        if (known.measured(known.index(i, j, k))) obs.push_back({{i, j, 0}, std::log(known.at(i, j, k))});
+    if (obs.empty()) {
+      for (std::size_t i = 0; i < I; ++i)
+        for (std::size_t j = 0; j < J; ++j)
+          if (!known.measured(known.index(i, j, k))) out[known.index(i, j, k)] = std::exp(global);
+      continue;
+    }
+    std::vector<Comp> comps{{true, false, false}, {false, true, false}};
+    // Clamp like the 3-D model so a nearly empty slice is not over-fitted.
+    int r = rank;
+    while (r > 0 && (I + J) * static_cast<std::size_t>(1 + r) > obs.size()) --r;
+    for (int q = 0; q < r; ++q) comps.push_back({true, true, false});
+    std::mt19937_64 rng(seed + k);
+    AlsModel model({I, J, 1}, comps);
+    model.init(rng, 0.3);
+    model.fit(obs, o.lambda, o.max_iterations, o.tolerance);
+    for (std::size_t i = 0; i < I; ++i)
+      for (std::size_t j = 0; j < J; ++j)
+        if (!known.measured(known.index(i, j, k))) out[known.index(i, j, k)] = std::exp(model.predict({i, j, 0}));
+  }
+  return out;
+}
+
+std::vector<double> predict_linear_scaling(const ProfileTensor& known) {
+  const std::size_t I = known.dim_jobs(), J = known.dim_gpus(), K = known.dim_configs();
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  // Per (job, type): the per-GPU value of the known cell with the fewest GPUs.
+  std::vector<double> per_gpu(I * J, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> all_per_gpu;
+  for (std::size_t i = 0; i < I; ++i)
+    for (std::size_t j = 0; j < J; ++j)
+      for (std::size_t k = 0; k < K; ++k)  // configurations are sorted by GPU count
+        if (known.measured(known.index(i, j, k))) {
+          per_gpu[i * J + j] = known.at(i, j, k) / known.config_gpus[k];
+          all_per_gpu.push_back(per_gpu[i * J + j]);
+          break;
+        }
+  // Median type-to-type ratio of per-GPU values over jobs known on both.
+  std::vector<double> ratio(J * J, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t a = 0; a < J; ++a)
+    for (std::size_t b = 0; b < J; ++b) {
+      std::vector<double> r;
+      for (std::size_t i = 0; i < I; ++i)
+        if (!std::isnan(per_gpu[i * J + a]) && !std::isnan(per_gpu[i * J + b])) r.push_back(per_gpu[i * J + a] / per_gpu[i * J + b]);
+      ratio[a * J + b] = median(r);
+    }
+  const double fallback = median(all_per_gpu);
+  std::vector<double> out = known.values;
+  for (std::size_t i = 0; i < I; ++i)
+    for (std::size_t j = 0; j < J; ++j) {
+      double base = per_gpu[i * J + j];
+      if (std::isnan(base)) {
+        std::vector<double> est;
+        for (std::size_t b = 0; b < J; ++b)
+          if (!std::isnan(per_gpu[i * J + b]) && !std::isnan(ratio[j * J + b])) est.push_back(per_gpu[i * J + b] * ratio[j * J + b]);
+        base = est.empty() ? fallback : median(est);
+      }
+      for (std::size_t k = 0; k < K; ++k)
+        if (!known.measured(known.index(i, j, k))) out[known.index(i, j, k)] = base * known.config_gpus[k];
+    }
+  return out;
+}
+
+}  // namespace hetsim

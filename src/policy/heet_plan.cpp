@@ -1,0 +1,142 @@
+// Heet's round plan (Mo, Xu, Xu, ASPLOS'24), after the prototype mozizhao/elastic our_scheduler.py
+// (schedule(), price_j1, price_j2): slot size from GPUs per active job, minimum-weight full
+// bipartite matching of slots and jobs with weight remaining x T(s)^2 / T(1), then opportunistic
+// one-GPU trades. Written from the prototype's rules; the multi-host parts are ours.
+#include "hetsim/policy/heet_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "hetsim/policy/matching.hpp"
+
+namespace hetsim {
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double rate_at(const std::vector<double>& r, int n) {
+  return n >= 0 && static_cast<std::size_t>(n) < r.size() ? r[static_cast<std::size_t>(n)] : 0.0;
+}
+}  // namespace
+
+int heet_slot_size(int total_gpus, std::size_t active_jobs, int host_gpus) {
+  if (active_jobs == 0 || host_gpus <= 1) return 1;
+  const double per_job = static_cast<double>(total_gpus) / static_cast<double>(active_jobs);
+  if (per_job <= 1.5) return 1;
+  if (per_job >= 3.0) return host_gpus;
+  return std::min(2, host_gpus);
+}
+
+double heet_weight(double remaining_work, double rate_1, double rate_s) {
+  if (!(rate_1 > 0.0) || !(rate_s > 0.0)) return kInf;
+  const double t1 = 1.0 / rate_1, ts = 1.0 / rate_s;
+  return remaining_work * ts * ts / t1;
+}
+
+double heet_release_price(const std::vector<double>& r, int n) {
+  const double xn = rate_at(r, n);
+  if (!(xn > 0.0)) return -kInf;  // it makes no progress on n GPUs: giving one away costs nothing
+  return 2.0 * (xn - rate_at(r, n - 1)) / xn;
+}
+
+double heet_gain_price(const std::vector<double>& r, int slot) {
+  const double x1 = rate_at(r, 1), xs = rate_at(r, slot);
+  if (!(x1 > 0.0)) return -kInf;  // cannot run on one GPU of this type
+  if (!(xs > 0.0)) return kInf;
+  return x1 / xs;
+}
+
+std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
+                                      std::vector<HeetTrade>* trades) {
+  if (jobs.empty() || hosts.empty()) return {};
+  int total = 0, largest = 0;
+  for (const HeetHost& h : hosts) {
+    total += h.gpus;
+    largest = std::max(largest, h.gpus);
+  }
+  const int s = heet_slot_size(total, jobs.size(), largest);
+
+  // Slots: floor(gpus / s) per host, host by host (the prototype: gpu_nums[type] // slot_size).
+  std::vector<int> slot_host;
+  for (std::size_t h = 0; h < hosts.size(); ++h)
+    for (int k = 0; k < hosts[h].gpus / s; ++k) slot_host.push_back(static_cast<int>(h));
+  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(slot_host.size(), kInf));
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t k = 0; k < slot_host.size(); ++k) {
+      const auto& r = jobs[j].rate[static_cast<std::size_t>(hosts[static_cast<std::size_t>(slot_host[k])].type)];
+      cost[j][k] = heet_weight(jobs[j].remaining_work, rate_at(r, 1), rate_at(r, s));
+    }
+  const std::vector<int> match = min_weight_full_matching(cost);
+
+  // Slots of one type are interchangeable, so only the type of a match matters; hosts are then
+  // chosen to keep running jobs where they are.
+  std::vector<int> free_slots(hosts.size(), 0);
+  for (int h : slot_host) ++free_slots[static_cast<std::size_t>(h)];
+  std::vector<int> host(jobs.size(), -1), gpus(jobs.size(), 0);
+  std::vector<GpuTypeId> type(jobs.size(), -1);
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (match[j] >= 0) type[j] = hosts[static_cast<std::size_t>(slot_host[static_cast<std::size_t>(match[j])])].type;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const int cur = jobs[j].current_host;
+    if (type[j] < 0 || cur < 0 || static_cast<std::size_t>(cur) >= hosts.size()) continue;
+    if (hosts[static_cast<std::size_t>(cur)].type == type[j] && free_slots[static_cast<std::size_t>(cur)] > 0) {
+      host[j] = cur;
+      --free_slots[static_cast<std::size_t>(cur)];
+    }
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (type[j] < 0 || host[j] >= 0) continue;
+    for (std::size_t h = 0; h < hosts.size(); ++h)
+      if (hosts[h].type == type[j] && free_slots[h] > 0) {
+        host[j] = static_cast<int>(h);
+        --free_slots[h];
+        break;
+      }
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (host[j] >= 0) gpus[j] = s;
+
+  // Opportunistic trading: one GPU at a time from the job losing least to the job gaining most.
+  if (s > 1) {
+    while (true) {
+      std::ptrdiff_t giver = -1, taker = -1;
+      double best_release = kInf;
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        if (host[j] < 0 || gpus[j] <= 1) continue;
+        const auto& r = jobs[j].rate[static_cast<std::size_t>(hosts[static_cast<std::size_t>(host[j])].type)];
+        const double p = heet_release_price(r, gpus[j]);
+        if (giver < 0 || p < best_release) {
+          giver = static_cast<std::ptrdiff_t>(j);
+          best_release = p;
+        }
+      }
+      if (giver < 0) break;
+      const int h = host[static_cast<std::size_t>(giver)];
+      const GpuTypeId t = hosts[static_cast<std::size_t>(h)].type;
+      double best_gain = -kInf;
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        if (host[j] >= 0) continue;
+        const double p = heet_gain_price(jobs[j].rate[static_cast<std::size_t>(t)], s);
+        if (p == -kInf) continue;
+        if (taker < 0 || p > best_gain) {
+          taker = static_cast<std::ptrdiff_t>(j);
+          best_gain = p;
+        }
+      }
+      if (taker < 0 || best_release > best_gain) break;
+      --gpus[static_cast<std::size_t>(giver)];
+      host[static_cast<std::size_t>(taker)] = h;
+      gpus[static_cast<std::size_t>(taker)] = 1;
+      if (trades)
+        trades->push_back({jobs[static_cast<std::size_t>(giver)].job, jobs[static_cast<std::size_t>(taker)].job, h,
+                           best_release, best_gain});
+    }
+  }
+
+  std::vector<HeetAssignment> out;
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (host[j] >= 0) out.push_back({jobs[j].job, host[j], gpus[j]});
+  return out;
+}
+
+}  // namespace hetsim

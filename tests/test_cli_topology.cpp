@@ -1,0 +1,79 @@
+// `hetsim topology` and the run options of the topology work (--model, --placement), as a user
+// meets them: exit codes, messages naming the field, the DOT file.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct CliResult {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+CliResult run_cli(const std::string& args) {
+  const std::string cmd = std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("hetsim-test-topology-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("cli topology: summary and a DOT file of sia-64") {
+  const std::string dot = (temp_dir() / "sia.dot").string();
+  const auto r = run_cli("topology --cluster sia-64 --dot " + dot);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("64 GPUs on 11 nodes in 3 racks") &&
+                           Catch::Contains("a100-0 .. a100-1 (2 nodes): 8 x a100, nvswitch 300 GB/s per GPU"));
+  std::ifstream in(dot);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK(text.rfind("graph G {", 0) == 0);
+  CHECK_THAT(text, Catch::Contains("\"spine\"") && Catch::Contains("nvswitch 300 GB/s"));
+}
+
+TEST_CASE("cli topology: a GPU set's locality and communication times") {
+  const auto r = run_cli("topology --cluster gavel-108-2rack --gpus 0,1,4,5 --bytes 1e9");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("locality multi-rack") && Catch::Contains("node=ar rack=- cluster=ar"));
+  CHECK(run_cli("topology --gpus 0,0").exit_code == 2);
+  CHECK_THAT(run_cli("topology --gpus 99").output, Catch::Contains("--gpus"));
+}
+
+TEST_CASE("cli topology: a bad network spec exits 2 naming the field") {
+  const std::string spec = (temp_dir() / "bad-net.json").string();
+  std::ofstream(spec) << R"({"gpu_types": [{"name": "g"}],
+    "nodes": [{"gpu_type": "g", "gpus": 4, "interconnect": {"kind": "infiniband"}}]})";
+  const auto r = run_cli("topology --cluster " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("nodes[0].interconnect.kind") && Catch::Contains("infiniband"));
+}
+
+TEST_CASE("cli run: unknown model or placement, analytic without a profile") {
+  auto r = run_cli("run --placement best");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--placement") && Catch::Contains("topology-aware"));
+  r = run_cli("run --model magic");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--model"));
+  r = run_cli("run --model analytic");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--throughputs"));
+  r = run_cli("run -q --placement spread");
+  CHECK(r.exit_code == 0);
+}

@@ -1,0 +1,131 @@
+// Tensor completion (Heet's 3-D collaborative filtering) and its baselines.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+
+#include "hetsim/perf/predict_check.hpp"
+#include "hetsim/perf/tensor_completion.hpp"
+
+using namespace hetsim;
+
+namespace {
+
+ProfileTensor empty_tensor(std::size_t I, std::size_t J, std::size_t K) {
+  ProfileTensor t;
+  for (std::size_t i = 0; i < I; ++i) t.jobs.push_back(fmt::format("j{}", i));
+  for (std::size_t j = 0; j < J; ++j) t.gpus.push_back(fmt::format("g{}", j));
+  for (std::size_t k = 0; k < K; ++k) {
+    t.configs.push_back(std::to_string(k + 1));
+    t.config_gpus.push_back(static_cast<int>(k + 1));
+  }
+  t.values.assign(I * J * K, std::nan(""));
+  return t;
+}
+
+double u01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+TEST_CASE("CP-ALS recovers a rank-2 tensor exactly from 40% of its entries") {
+  const std::size_t I = 10, J = 8, K = 6;
+  std::mt19937_64 rng(7);
+  std::vector<double> a(I * 2), b(J * 2), c(K * 2);
+  for (double& x : a) x = 0.5 + u01(rng);
+  for (double& x : b) x = 0.5 + u01(rng);
+  for (double& x : c) x = 0.5 + u01(rng);
+  ProfileTensor truth = empty_tensor(I, J, K);
+  for (std::size_t i = 0; i < I; ++i)
+    for (std::size_t j = 0; j < J; ++j)
+      for (std::size_t k = 0; k < K; ++k)
+        truth.values[truth.index(i, j, k)] = a[i * 2] * b[j * 2] * c[k * 2] + a[i * 2 + 1] * b[j * 2 + 1] * c[k * 2 + 1];
+  // Exactly 40% of the 480 cells, drawn without replacement.
+  std::vector<std::size_t> cells(truth.size());
+  for (std::size_t n = 0; n < cells.size(); ++n) cells[n] = n;
+  for (std::size_t n = 0; n < 192; ++n) std::swap(cells[n], cells[n + rng() % (cells.size() - n)]);
+  cells.resize(192);
+  const ProfileTensor known = keep_only(truth, cells);
+  REQUIRE(known.measured_count() == 192);
+
+  CompletionOptions o;
+  o.rank = 2;
+  o.pair_rank = 0;
+  o.main_effects = false;
+  o.log_space = false;
+  o.lambda = 1e-12;
+  o.max_iterations = 3000;
+  o.tolerance = 1e-15;
+  o.restarts = 5;
+  const CompletionResult r = complete_tensor(known, o);
+  CHECK(r.warnings.empty());
+  CHECK(r.rank == 2);
+  REQUIRE(r.predicted.size() == 480 - 192);
+  double worst = 0.0;
+  for (std::size_t n : r.predicted) worst = std::max(worst, std::abs(r.values[n] - truth.values[n]) / truth.values[n]);
+  CHECK(worst < 1e-6);
+  // Known cells are returned as measured.
+  for (std::size_t n : cells) CHECK(r.values[n] == truth.values[n]);
+}
+
+TEST_CASE("A rank the known cells cannot support is clamped with a warning") {
+  ProfileTensor t = empty_tensor(3, 2, 2);  // dims sum to 7
+  t.values[t.index(0, 0, 0)] = 1.0;
+  t.values[t.index(1, 1, 1)] = 2.0;
+  t.values[t.index(2, 0, 1)] = 3.0;
+  t.values[t.index(2, 1, 0)] = 4.0;
+  CompletionOptions o;
+  o.rank = 5;
+  o.pair_rank = 0;
+  o.main_effects = false;
+  const CompletionResult r = complete_tensor(t, o);
+  // 4 known cells < 7 parameters of even one CP component: clamped to 0... and no component left,
+  // so every prediction is the (log-)mean of nothing fitted: exp(0) = 1.
+  CHECK(r.rank == 0);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("clamped to rank 0") != std::string::npos);
+  CHECK(r.values[t.index(0, 1, 0)] == Approx(1.0));
+  o.main_effects = true;
+  o.rank = 1;
+  const CompletionResult r2 = complete_tensor(t, o);
+  CHECK(r2.rank == 0);
+  CHECK(r2.warnings.size() == 1);
+}
+
+TEST_CASE("Completion rejects what it cannot fit") {
+  ProfileTensor t = empty_tensor(2, 2, 2);
+  CHECK_THROWS_AS(complete_tensor(t, {}), std::invalid_argument);  // nothing known
+  t.values[0] = -1.0;
+  CHECK_THROWS_AS(complete_tensor(t, {}), std::invalid_argument);  // log of a negative
+}
+
+TEST_CASE("Linear-scaling baseline scales the smallest known count per GPU type") {
+  ProfileTensor t = empty_tensor(2, 2, 4);  // configs 1..4 GPUs
+  t.values[t.index(0, 0, 1)] = 10.0;        // job 0, gpu 0, 2 GPUs -> 5 per GPU
+  t.values[t.index(0, 0, 3)] = 16.0;        // 4 GPUs (not the smallest: ignored)
+  t.values[t.index(0, 1, 0)] = 2.0;         // job 0, gpu 1: 2 per GPU (ratio g0/g1 = 2.5)
+  t.values[t.index(1, 0, 0)] = 6.0;         // job 1, gpu 0 only
+  const auto p = predict_linear_scaling(t);
+  CHECK(p[t.index(0, 0, 0)] == Approx(5.0));
+  CHECK(p[t.index(0, 0, 2)] == Approx(15.0));
+  CHECK(p[t.index(0, 0, 3)] == 16.0);  // known stays
+  CHECK(p[t.index(0, 1, 3)] == Approx(8.0));
+  // job 1 on gpu 1: 6 per GPU on g0 x median ratio g1/g0 (0.4) = 2.4 per GPU.
+  CHECK(p[t.index(1, 1, 1)] == Approx(4.8));
+}
+
+TEST_CASE("Stratified profiling keeps at least one cell of every job type") {
+  ProfileTensor t = empty_tensor(5, 3, 4);
+  for (double& v : t.values) v = 1.0;
+  std::mt19937_64 rng(1);
+  const auto keep = choose_profiled(t, 0.01, rng);
+  CHECK(keep.size() == 5);
+  std::mt19937_64 rng2(1);
+  CHECK(choose_profiled(t, 0.25, rng2).size() == 15);  // 3 of 12 per row
+}
+
+TEST_CASE("Error statistics use nearest-rank percentiles") {
+  const ErrorStats s = error_stats({5, 1, 4, 2, 3, 10, 6, 7, 8, 9});
+  CHECK(s.median_pct == 5);
+  CHECK(s.p90_pct == 9);
+  CHECK(s.cells == 10);
+}

@@ -1,0 +1,77 @@
+#pragma once
+// Toy clusters with explicit networks, for hand-computed communication and placement tests.
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsim/cluster/cluster.hpp"
+#include "hetsim/perf/analytic_model.hpp"
+
+namespace hetsim::test {
+
+/// A node with an explicit network and zero latencies (so times are pure bandwidth terms).
+inline Node net_node(const std::string& name, GpuTypeId type, int gpus, RackId rack, double intra_gbytes_per_s,
+                     double nic_gbps) {
+  Node n(name, type, gpus, rack);
+  n.interconnect_gbytes_per_s = intra_gbytes_per_s;
+  n.interconnect_latency_us = 0.0;
+  n.nic_gbps = nic_gbps;
+  n.nic_latency_us = 0.0;
+  return n;
+}
+
+/// A rack with an explicit uplink (nullopt = non-blocking) and zero latency.
+inline Rack net_rack(const std::string& name, std::optional<double> uplink_gbps = std::nullopt) {
+  Rack r(name);
+  r.uplink_gbps = uplink_gbps;
+  r.uplink_latency_us = 0.0;
+  return r;
+}
+
+/// One GPU type "gpu"; `nodes` nodes of `gpus` GPUs on one rack; intra GB/s and NIC Gbit/s given.
+inline Cluster flat_cluster(int nodes, int gpus, double intra_gbytes_per_s, double nic_gbps) {
+  std::vector<Node> ns;
+  for (int i = 0; i < nodes; ++i) ns.push_back(net_node(fmt::format("n{}", i), 0, gpus, 0, intra_gbytes_per_s, nic_gbps));
+  return Cluster("flat", {GpuType{"gpu", 0.0, 1.0}}, {net_rack("r0")}, ns);
+}
+
+/// A compute profile given in code: per job type, gradient bytes and step time per GPU type id.
+class FixedProfile final : public ComputeProfile {
+ public:
+  struct Entry {
+    double gradient_bytes;
+    std::vector<double> step_time_s;
+  };
+  explicit FixedProfile(std::map<std::string, Entry> entries) : entries_(std::move(entries)) {}
+  std::string source() const override { return "test"; }
+  double step_time_s(const JobSpec& job, GpuTypeId type) const override {
+    auto it = entries_.find(job.job_type);
+    if (it == entries_.end() || static_cast<std::size_t>(type) >= it->second.step_time_s.size()) return 0.0;
+    return it->second.step_time_s[static_cast<std::size_t>(type)];
+  }
+  std::optional<double> gradient_bytes(const JobSpec& job) const override {
+    auto it = entries_.find(job.job_type);
+    if (it == entries_.end()) return std::nullopt;
+    return it->second.gradient_bytes;
+  }
+
+ private:
+  std::map<std::string, Entry> entries_;
+};
+
+/// An iterations job of `job_type` on `gpus` GPUs.
+inline JobSpec iter_job(const std::string& id, const std::string& job_type, int gpus, double iterations,
+                        double submit_s = 0.0) {
+  JobSpec j;
+  j.id = id;
+  j.job_type = job_type;
+  j.submit = SimTime::from_seconds(submit_s);
+  j.requested_gpus = j.min_gpus = j.max_gpus = gpus;
+  j.work = iterations;
+  j.unit = WorkUnit::Iterations;
+  return j;
+}
+
+}  // namespace hetsim::test
