@@ -51,6 +51,7 @@ TEST_CASE("CP-ALS recovers a rank-2 tensor exactly from 40% of its entries") {
   o.rank = 2;
   o.pair_rank = 0;
   o.main_effects = false;
+  o.interactions = false;
   o.log_space = false;
   o.lambda = 1e-12;
   o.max_iterations = 3000;
@@ -77,6 +78,7 @@ TEST_CASE("A rank the known cells cannot support is clamped with a warning") {
   o.rank = 5;
   o.pair_rank = 0;
   o.main_effects = false;
+  o.interactions = false;
   const CompletionResult r = complete_tensor(t, o);
   // 4 known cells < 7 parameters of even one CP component: clamped to 0... and no component left,
   // so every prediction is the (log-)mean of nothing fitted: exp(0) = 1.
