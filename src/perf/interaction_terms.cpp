@@ -39,6 +39,8 @@ std::size_t AdditiveTerms::table_size(TermKind kind) const {
     case TermKind::job_gpu: case TermKind::job_gpu_slope: return I * J;
     case TermKind::job_config: return I * K;
     case TermKind::family_slope: return F;
+    case TermKind::slope: return 1;
+    case TermKind::gpu_slope: return J;
   }
   return 0;
 }
@@ -56,13 +58,16 @@ std::size_t AdditiveTerms::key(TermKind kind, std::size_t i, std::size_t j, std:
     case TermKind::job_gpu: case TermKind::job_gpu_slope: return i * J + j;
     case TermKind::job_config: return i * K + k;
     case TermKind::family_slope: return f;
+    case TermKind::slope: return 0;
+    case TermKind::gpu_slope: return j;
   }
   return 0;
 }
 
 double AdditiveTerms::covariate(TermKind kind, std::size_t k) const {
   switch (kind) {
-    case TermKind::family_slope: case TermKind::job_slope: case TermKind::family_gpu_slope: case TermKind::job_gpu_slope:
+    case TermKind::slope: case TermKind::gpu_slope: case TermKind::family_slope: case TermKind::job_slope:
+    case TermKind::family_gpu_slope: case TermKind::job_gpu_slope:
       return layout_.log2_gpus[k];
     default: return 1.0;
   }

@@ -33,8 +33,9 @@ enum class TermKind {
   job, gpu, config,                      // main effects
   gpu_config, family_gpu, family_config,  // interactions shared by many jobs
   job_gpu, job_config,                    // per-job interactions
-  family_slope, job_slope,                // scaling exponent (per log2 GPUs) of a family / job
-  family_gpu_slope, job_gpu_slope,        // the same, per GPU type
+  slope, gpu_slope,                       // scaling exponent (per log2 GPUs): overall, per GPU type
+  family_slope, job_slope,                // ... of a family / job
+  family_gpu_slope, job_gpu_slope,        // ... per (family / job, GPU type)
 };
 
 /// A term and its ridge weight (a large weight shrinks the term towards 0).

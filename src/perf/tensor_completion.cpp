@@ -180,9 +180,13 @@ std::vector<Comp> components(const Structure& s) {
 // by `table_lambda`. Why these: docs/models.md, "Interaction terms".
 std::vector<TermSpec> table_terms(const Structure& s, const CompletionOptions& o) {
   if (!s.interactions) return {};
-  std::vector<TermSpec> t{{TermKind::job, o.lambda}, {TermKind::gpu, o.lambda}, {TermKind::config, o.lambda}};
-  for (TermKind k : {TermKind::gpu_config, TermKind::family_gpu, TermKind::job_gpu, TermKind::family_slope,
-                     TermKind::job_slope, TermKind::family_gpu_slope, TermKind::job_gpu_slope})
+  // The configuration axis is ordered: the lightly shrunk terms give every GPU type a power law in
+  // the GPU count; per-configuration effects are shrunk deviations from it, so a scaling trend seen
+  // at 1-2 GPUs carries on to 4-8 instead of being absorbed by the 2-GPU entries.
+  std::vector<TermSpec> t{{TermKind::job, o.lambda}, {TermKind::gpu, o.lambda}, {TermKind::slope, o.lambda},
+                          {TermKind::gpu_slope, o.lambda}};
+  for (TermKind k : {TermKind::config, TermKind::gpu_config, TermKind::family_gpu, TermKind::job_gpu,
+                     TermKind::family_slope, TermKind::job_slope, TermKind::family_gpu_slope, TermKind::job_gpu_slope})
     t.push_back({k, o.table_lambda});
   if (s.family_config) t.push_back({TermKind::family_config, o.table_lambda});
   return t;
@@ -309,9 +313,10 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
     // Candidates from simplest up to the clamped structure; 4-fold CV over the known cells.
     std::vector<Structure> cands;
     if (s.interactions) {
-      // Main effects alone, the interaction tables (with and without family x configuration), and
-      // the tables with 1..rank CP components on top; pairwise terms are subsumed by the tables.
-      cands.push_back({0, 0, true, false, false});
+      // The interaction tables (with and without family x configuration) and the tables with
+      // 1..rank CP components on top; pairwise terms are subsumed by the tables. Main effects alone
+      // are not a candidate: the ridge already shrinks the tables to them where data is thin, and
+      // 4-fold CV on a few dozen cells picked them by noise (docs/models.md).
       cands.push_back({0, 0, true, true, false});
       cands.push_back({0, 0, true, true, true});
       for (int r = 1; r <= s.rank; ++r) cands.push_back({r, 0, true, true, false});
