@@ -8,7 +8,6 @@
 
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/perf/goodput_model.hpp"
-#include "hetsim/perf/pollux_fit.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
@@ -260,13 +259,13 @@ TEST_CASE("properties of every policy that runs Pollux workloads: every job fini
   if (!wl) return;
   auto profiles = test::shared_data("pollux/traces");
   if (!profiles) return;
-  // The first 40 jobs of workload 1 keep the suite fast (pollux's optimiser is the slow one).
+  // The first 20 jobs of workload 1 keep the suite fast (pollux's optimiser is the slow one).
   std::ifstream in(*wl);
   auto small = std::filesystem::temp_directory_path() / ("hetsim-props-" + std::to_string(::getpid()) + ".csv");
   {
     std::ofstream out(small);
     std::string line;
-    for (int i = 0; i < 41 && std::getline(in, line); ++i) out << line << "\n";
+    for (int i = 0; i < 21 && std::getline(in, line); ++i) out << line << "\n";
   }
   PolicyRegistry registry = make_default_registry();
   for (const char* policy : {"tiresias", "optimus", "pollux", "fifo", "srtf"}) {
@@ -278,24 +277,10 @@ TEST_CASE("properties of every policy that runs Pollux workloads: every job fini
     spec.mechanism.interval_s = 60;
     spec.policy = policy;
     RunOutput out = run_simulation(spec, registry);  // a GPU given twice throws inside the run
-    CHECK(out.summary.jobs_read == 40);
-    CHECK(out.summary.completed == 40);
+    CHECK(out.summary.jobs_read == 20);
+    CHECK(out.summary.completed == 20);
     CHECK(out.summary.utilization <= 1.0);
     for (const JobRecord& r : out.records) CHECK(r.jct_s() >= 0.0);
   }
   std::filesystem::remove(small);
-}
-
-TEST_CASE("pollux-fit predicts held-out ncf T4 step times within a band") {
-  auto root = test::shared_data("pollux/traces");
-  if (!root) return;
-  std::map<std::string, PolluxApplication> apps;
-  apps.emplace("ncf", PolluxApplication::load("ncf", {*root}));
-  auto rows = fit_check(apps);
-  REQUIRE(rows.size() == 1);
-  CHECK(rows[0].gpu_type == "t4");
-  CHECK(rows[0].test_rows == 1059);
-  CHECK(rows[0].median_rel_err < 0.10);
-  CHECK(rows[0].median_rel_err > 0.01);  // a perfect fit would mean the check leaks training rows
-  CHECK(rows[0].p90_rel_err < 0.25);
 }

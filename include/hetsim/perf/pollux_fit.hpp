@@ -5,10 +5,9 @@
 ///   T_sync(n, r)  = 0 for r = 1; alpha_r + beta_r * max(r-2, 0) on one node;
 ///                   alpha_n + beta_n * max(r-2, 0) across nodes (n > 1)
 ///   T_step        = (T_compute^gamma + T_sync^gamma)^(1/gamma)  (gamma in [1, 10]: overlap)
-/// Pollux fits all seven with a gradient optimiser on log errors. hetsim fits them with Eigen
-/// least squares: compute on measured step-sync times, then for each gamma of a grid the sync
-/// terms on the network time implied by that gamma, keeping the gamma with the smallest squared
-/// log error of the step time (docs/models.md).
+/// Pollux fits all seven with a gradient optimiser on log errors of step and compute time. hetsim
+/// minimises the same errors by Levenberg-Marquardt (Eigen) from eight starts, then down-weights
+/// outlying rows with a Cauchy loss (docs/models.md, "pollux-fit step-time model").
 #include <map>
 #include <string>
 #include <vector>
@@ -28,7 +27,7 @@ struct PolluxPerfParams {
   StepTime predict(int nodes, int replicas, double local_bsz) const;
 };
 
-/// Fits the parameters to `samples` (at least one). Deterministic.
+/// Fits the parameters to `samples` (at least one; std::invalid_argument otherwise). Deterministic.
 PolluxPerfParams fit_pollux_params(const std::vector<StepSample>& samples);
 
 /// Step-time model from fitted parameters, one fit per application and GPU type (all rows of
@@ -45,20 +44,5 @@ class PolluxFitStepModel final : public StepTimeModel {
  private:
   std::map<std::string, PolluxPerfParams> params_;  // "app/gpu_type"
 };
-
-/// One line of the fit-check: relative errors of step_time on held-out rows.
-struct FitCheckRow {
-  std::string app;
-  std::string gpu_type;
-  std::size_t train_rows = 0;
-  std::size_t test_rows = 0;
-  double median_rel_err = 0.0;
-  double p90_rel_err = 0.0;
-  std::vector<double> errors;  ///< every held-out relative error
-};
-
-/// Fits on the even-numbered rows (placements then scalability, file order) of each application
-/// and GPU type and predicts the odd-numbered ones.
-std::vector<FitCheckRow> fit_check(const std::map<std::string, PolluxApplication>& apps);
 
 }  // namespace hetsim
