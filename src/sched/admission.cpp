@@ -5,7 +5,9 @@
 
 namespace hetsim {
 
-std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
+namespace {
+
+std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
   if (!spec.invalid_reason.empty()) return spec.invalid_reason;
   // Readers already reject these with file:line; jobs built in code reach here unchecked.
   if (!(spec.priority_weight > 0.0))
@@ -28,6 +30,17 @@ std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& c
                        spec.requested_gpus, cluster.name(), largest);
   return fmt::format("job {} has zero throughput on {} GPUs of every GPU type with that many GPUs", spec.id,
                      spec.requested_gpus);
+}
+
+}  // namespace
+
+std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
+  auto reason = why_never_runs(spec, cluster, model);
+  if (!reason || spec.source_file.empty()) return reason;
+  // Point the user at the trace row (reasons found while reading already start with it).
+  std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
+  if (reason->rfind(where, 0) != 0) *reason = where + *reason;
+  return reason;
 }
 
 }  // namespace hetsim
