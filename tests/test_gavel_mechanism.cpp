@@ -49,6 +49,14 @@ TEST_CASE("priority rule over three rounds, by hand") {
   CHECK(p.deficit(0, 0) == Approx(90.0));
   CHECK(p.deficit(1, 0) == Approx(270.0));
   CHECK(p.fraction(0, 0) == Approx(0.5));
+  // The all-types form gives the same numbers: after the reset both fractions are 1/2 again.
+  std::vector<double> prio, deficit;
+  p.priorities_of(1, &x[1], {1.0}, prio, deficit);
+  CHECK(prio == std::vector<double>{0.5});  // 0.25 / 0.5
+  CHECK(deficit[0] == Approx(270.0));
+  p.priorities_of(2, nullptr, {1.0}, prio, deficit);  // unknown job: no share, no deficit
+  CHECK(prio == std::vector<double>{0.0});
+  CHECK(deficit == std::vector<double>{0.0});
 }
 
 TEST_CASE("FTF rho on 1 GPU, two 100-s jobs under FIFO: 0.5 and 1.0") {

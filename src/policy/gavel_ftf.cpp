@@ -53,20 +53,28 @@ class GavelFtf final : public AllocationPolicy {
     hi = std::max(hi, lo) * (1.0 + 1e-9) + 1e-12;
     std::optional<AllocationMatrix> best;
     LpResult last;
+    // One LP for the whole bisection: only the rows' lower bounds depend on rho, so each step
+    // changes bounds and re-solves from the previous basis (dual simplex) instead of rebuilding.
+    BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
+    std::vector<int> row(n, -1);  // row[i]: index of job i's rho constraint, -1 when it has none
+    for (std::size_t i = 0; i < n; ++i) {
+      const AllocationJob& job = view.jobs[i];
+      double top = *std::max_element(job.throughput.begin(), job.throughput.end());
+      LinearProgram::Terms terms;
+      for (std::size_t t = 0; t < job.throughput.size(); ++t) {
+        terms.push_back({base.var[i][t], job.throughput[t]});
+        base.lp.set_objective(base.var[i][t], top > 0 ? job.throughput[t] / top : 0.0);
+      }
+      if (rem[i] <= 0.0 || d[i] <= 0.0) continue;
+      row[i] = base.lp.constraints();
+      base.lp.add_constraint(terms, 0.0, LinearProgram::kInf);
+    }
     auto feasible = [&](double rho) -> bool {
-      BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
       for (std::size_t i = 0; i < n; ++i) {
-        const AllocationJob& job = view.jobs[i];
-        double top = *std::max_element(job.throughput.begin(), job.throughput.end());
-        LinearProgram::Terms row;
-        for (std::size_t t = 0; t < job.throughput.size(); ++t) {
-          row.push_back({base.var[i][t], job.throughput[t]});
-          base.lp.set_objective(base.var[i][t], top > 0 ? job.throughput[t] / top : 0.0);
-        }
-        if (rem[i] <= 0.0 || d[i] <= 0.0) continue;
+        if (row[i] < 0) continue;
         double slack = rho * d[i] - age[i];
         if (slack <= 0.0) return false;
-        base.lp.add_constraint(row, rem[i] / slack, LinearProgram::kInf);
+        base.lp.set_constraint_bounds(row[i], rem[i] / slack, LinearProgram::kInf);
       }
       last = base.lp.solve();
       out.solver_s += last.solve_s;

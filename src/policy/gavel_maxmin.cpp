@@ -48,7 +48,9 @@ class GavelMaxMin final : public AllocationPolicy {
       base.lp.set_objective(z, 0.0);
       for (std::size_t i = 0; i < n; ++i)
         for (const auto& [var, coef] : rows[i]) base.lp.set_objective(var, coef);
-      base.lp.add_constraint({{z, 1.0}}, zmin * (1.0 - 1e-7), LinearProgram::kInf);
+      // A bound rather than a new row: the phase-1 basis stays primal feasible, so phase 2 is a
+      // warm primal simplex from it.
+      base.lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
       LpResult r2 = base.lp.solve();
       solver_s += r2.solve_s;
       if (r2.usable()) r = std::move(r2);  // else keep the phase-1 optimum: still max-min fair

@@ -1,10 +1,14 @@
 // LinearProgram on GLPK (GNU Linear Programming Kit, libglpk-dev): the only file that calls the
 // solver, so another back end (Clp/Cbc) would replace this file alone.
+// The glp_prob lives as long as the LinearProgram: changes are pushed into it incrementally, and
+// GLPK keeps the statuses of the last basis, so a re-solve needs a few pivots instead of a full
+// solve (presolve would discard that basis, so it runs only on the first solve).
 #include <glpk.h>
 
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "hetsim/policy/lp.hpp"
 
@@ -43,6 +47,21 @@ struct TermOff {
 };
 }  // namespace
 
+struct LinearProgram::Solver {
+  glp_prob* prob = glp_create_prob();
+  int cols = 0, rows = 0;       // variables / constraints already in `prob`
+  std::size_t nonzeros = 0;     // matrix entries already in `prob` (entries are stored row by row)
+  bool solved = false;          // a simplex ran on `prob`, so its statuses are a basis to start from
+  ~Solver() { glp_delete_prob(prob); }
+};
+
+void LinearProgram::SolverDeleter::operator()(Solver* s) const { delete s; }
+
+LinearProgram::LinearProgram(Sense sense) : sense_(sense) {}
+LinearProgram::~LinearProgram() = default;
+LinearProgram::LinearProgram(LinearProgram&&) noexcept = default;
+LinearProgram& LinearProgram::operator=(LinearProgram&&) noexcept = default;
+
 int LinearProgram::add_variable(double lower, double upper, double objective, bool integer) {
   check_bounds(lower, upper, "variable");
   if (!std::isfinite(objective)) throw std::invalid_argument("LinearProgram: non-finite objective coefficient");
@@ -59,6 +78,8 @@ void LinearProgram::add_constraint(const Terms& terms, double lower, double uppe
   for (const auto& [var, coef] : terms) {
     if (var < 0 || var >= variables()) throw std::invalid_argument("LinearProgram: unknown variable in a constraint");
     if (!std::isfinite(coef)) throw std::invalid_argument("LinearProgram: non-finite constraint coefficient");
+  }
+  for (const auto& [var, coef] : terms) {
     if (coef == 0.0) continue;
     nz_row_.push_back(row);
     nz_col_.push_back(var);
@@ -71,49 +92,125 @@ void LinearProgram::add_constraint(const Terms& terms, double lower, double uppe
 void LinearProgram::set_objective(int var, double coefficient) {
   if (var < 0 || var >= variables() || !std::isfinite(coefficient))
     throw std::invalid_argument("LinearProgram: bad objective update");
+  if (cost_[static_cast<std::size_t>(var)] == coefficient) return;
   cost_[static_cast<std::size_t>(var)] = coefficient;
+  objective_changed_ = true;
 }
 
-LpResult LinearProgram::solve() const {
+void LinearProgram::set_sense(Sense sense) {
+  if (sense != sense_) objective_changed_ = true;
+  sense_ = sense;
+}
+
+void LinearProgram::set_variable_bounds(int var, double lower, double upper) {
+  if (var < 0 || var >= variables()) throw std::invalid_argument("LinearProgram: bounds of an unknown variable");
+  check_bounds(lower, upper, "variable");
+  auto k = static_cast<std::size_t>(var);
+  lower_[k] = lower;
+  upper_[k] = upper;
+  changed_cols_.push_back(var);
+}
+
+void LinearProgram::set_constraint_bounds(int row, double lower, double upper) {
+  if (row < 0 || row >= constraints()) throw std::invalid_argument("LinearProgram: bounds of an unknown constraint");
+  check_bounds(lower, upper, "constraint");
+  auto k = static_cast<std::size_t>(row);
+  row_lower_[k] = lower;
+  row_upper_[k] = upper;
+  changed_rows_.push_back(row);
+}
+
+LpResult LinearProgram::solve() {
   static const TermOff term_off;  // constant after first use: silences GLPK's banner
   (void)term_off;
   auto t0 = std::chrono::steady_clock::now();
-  LpResult result;
-  glp_prob* lp = glp_create_prob();
-  glp_set_obj_dir(lp, sense_ == Sense::Minimize ? GLP_MIN : GLP_MAX);
   const int n = variables(), m = constraints();
   bool mip = false;
-  if (n > 0) glp_add_cols(lp, n);
-  for (int j = 0; j < n; ++j) {
+  for (char c : integer_) mip = mip || c;
+
+  // Push what changed into the solver's problem (all of it on the first solve).
+  if (!solver_) solver_.reset(new Solver);
+  Solver& s = *solver_;
+  glp_prob* lp = s.prob;
+  const bool only_bounds_changed = !objective_changed_ && s.cols == n && s.rows == m;
+  auto set_col = [&](int j) {
     auto k = static_cast<std::size_t>(j);
     glp_set_col_bnds(lp, j + 1, bound_type(lower_[k], upper_[k]), finite_or_zero(lower_[k]), finite_or_zero(upper_[k]));
-    glp_set_obj_coef(lp, j + 1, cost_[k]);
-    if (integer_[k]) {
-      glp_set_col_kind(lp, j + 1, GLP_IV);
-      mip = true;
-    }
-  }
-  if (m > 0) glp_add_rows(lp, m);
-  for (int i = 0; i < m; ++i) {
+  };
+  auto set_row = [&](int i) {
     auto k = static_cast<std::size_t>(i);
     glp_set_row_bnds(lp, i + 1, bound_type(row_lower_[k], row_upper_[k]), finite_or_zero(row_lower_[k]),
                      finite_or_zero(row_upper_[k]));
+  };
+  for (int j : changed_cols_)
+    if (j < s.cols) set_col(j);
+  for (int i : changed_rows_)
+    if (i < s.rows) set_row(i);
+  changed_cols_.clear();
+  changed_rows_.clear();
+  glp_set_obj_dir(lp, sense_ == Sense::Minimize ? GLP_MIN : GLP_MAX);
+  if (objective_changed_)
+    for (int j = 0; j < s.cols; ++j) glp_set_obj_coef(lp, j + 1, cost_[static_cast<std::size_t>(j)]);
+  objective_changed_ = false;
+  if (n > s.cols) {
+    // New columns are non-basic at a bound and new rows basic, so an earlier basis stays a basis.
+    glp_add_cols(lp, n - s.cols);
+    for (int j = s.cols; j < n; ++j) {
+      set_col(j);
+      glp_set_obj_coef(lp, j + 1, cost_[static_cast<std::size_t>(j)]);
+      if (integer_[static_cast<std::size_t>(j)]) glp_set_col_kind(lp, j + 1, GLP_IV);
+    }
   }
-  // GLPK's arrays are 1-based: element 0 is ignored.
-  std::vector<int> ia(nz_val_.size() + 1), ja(nz_val_.size() + 1);
-  std::vector<double> ar(nz_val_.size() + 1);
-  for (std::size_t e = 0; e < nz_val_.size(); ++e) {
-    ia[e + 1] = nz_row_[e] + 1;
-    ja[e + 1] = nz_col_[e] + 1;
-    ar[e + 1] = nz_val_[e];
+  if (m > s.rows) {
+    glp_add_rows(lp, m - s.rows);
+    for (int i = s.rows; i < m; ++i) set_row(i);
+    // GLPK's arrays are 1-based: element 0 is ignored.
+    const std::size_t first = s.nonzeros, count = nz_val_.size() - first;
+    std::vector<int> ia(count + 1), ja(count + 1);
+    std::vector<double> ar(count + 1);
+    for (std::size_t e = 0; e < count; ++e) {
+      ia[e + 1] = nz_row_[first + e] + 1;
+      ja[e + 1] = nz_col_[first + e] + 1;
+      ar[e + 1] = nz_val_[first + e];
+    }
+    if (s.rows == 0) {
+      if (count > 0) glp_load_matrix(lp, static_cast<int>(count), ia.data(), ja.data(), ar.data());
+    } else {
+      for (std::size_t e = 0; e < count;) {  // one call per new row
+        std::size_t end = e;
+        while (end < count && ia[end + 1] == ia[e + 1]) ++end;
+        glp_set_mat_row(lp, ia[e + 1], static_cast<int>(end - e), ja.data() + e, ar.data() + e);
+        e = end;
+      }
+    }
+    s.nonzeros = nz_val_.size();
   }
-  if (!nz_val_.empty()) glp_load_matrix(lp, static_cast<int>(nz_val_.size()), ia.data(), ja.data(), ar.data());
+  s.cols = n;
+  s.rows = m;
 
+  LpResult result = run_glpk(s, mip, s.solved ? (only_bounds_changed ? Warm::Dual : Warm::Primal) : Warm::None);
+  if (result.status == LpResult::Status::Failed && s.solved) {
+    // The warm start went wrong (singular basis, iteration trouble): solve from scratch.
+    glp_std_basis(lp);
+    result = run_glpk(s, mip, Warm::None);
+  }
+  result.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.solved = true;
+  return result;
+}
+
+LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
+  glp_prob* lp = s.prob;
+  const int n = variables();
+  LpResult result;
   glp_smcp smcp;
   glp_init_smcp(&smcp);
   smcp.msg_lev = GLP_MSG_OFF;
-  smcp.meth = GLP_DUALP;
-  smcp.presolve = GLP_ON;
+  // Cold: presolve, then dual simplex (primal when that fails). Warm: no presolve (it would throw
+  // the basis away); after bound changes the old basis is still dual feasible, so dual simplex;
+  // after objective changes it is still primal feasible, so primal simplex.
+  smcp.meth = warm == Warm::Primal ? GLP_PRIMAL : GLP_DUALP;
+  smcp.presolve = warm == Warm::None ? GLP_ON : GLP_OFF;
   int rc = glp_simplex(lp, &smcp);
   auto read_x = [&](bool from_mip) {
     result.x.resize(static_cast<std::size_t>(n));
@@ -169,8 +266,6 @@ LpResult LinearProgram::solve() const {
       }
     }
   }
-  glp_delete_prob(lp);
-  result.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }
 

@@ -33,12 +33,16 @@ class Sia final : public AllocationPolicy {
     AllocationResult out;
     const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
     if (n == 0) return out;
-    LinearProgram lp(p_ < 0 ? LinearProgram::Sense::Minimize : LinearProgram::Sense::Maximize);
-    std::vector<std::vector<int>> var(n, std::vector<int>(types));
     // The constant lambda_n * N is dropped; -lambda_n * x (p<0) or +lambda_n * x (p>0) remains.
     const double per_alloc = p_ < 0 ? -lambda_n_ : lambda_n_;
+    // The ILP's numbers: per job its scale factor, then per type 1/0 (can run) and the objective
+    // coefficient; then the capacities. Between rounds they often do not change (A is rounded to
+    // 2 decimals), and GLPK is deterministic, so the previous answer is reused as it is.
+    std::vector<double> key;
+    key.reserve(n * (1 + 2 * types) + types);
     for (std::size_t i = 0; i < n; ++i) {
       const AllocationJob& job = view.jobs[i];
+      key.push_back(job.scale_factor);
       double slowest = 0.0;
       for (double v : job.throughput)
         if (v > 0.0 && (slowest == 0.0 || v < slowest)) slowest = v;
@@ -53,8 +57,22 @@ class Sia final : public AllocationPolicy {
           if (job.current_type >= 0 && static_cast<std::size_t>(job.current_type) != t) speedup *= realloc;
           a = speedup > 0.0 ? std::round(std::pow(speedup, p_) * 100.0) / 100.0 : 0.0;
         }
-        var[i][t] = lp.add_variable(0.0, can ? 1.0 : 0.0, job.priority_weight * a + per_alloc, true);
+        key.push_back(can ? 1.0 : 0.0);
+        key.push_back(job.priority_weight * a + per_alloc);
       }
+    }
+    for (int g : view.gpus_per_type) key.push_back(g);
+    if (key == previous_key_) {
+      out.x = sanitize_allocation(view, previous_x_);
+      return out;
+    }
+
+    LinearProgram lp(p_ < 0 ? LinearProgram::Sense::Minimize : LinearProgram::Sense::Maximize);
+    std::vector<std::vector<int>> var(n, std::vector<int>(types));
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ++k;  // scale factor
+      for (std::size_t t = 0; t < types; ++t, k += 2) var[i][t] = lp.add_variable(0.0, key[k], key[k + 1], true);
       LinearProgram::Terms row;
       for (std::size_t t = 0; t < types; ++t) row.push_back({var[i][t], 1.0});
       lp.add_constraint(row, -LinearProgram::kInf, 1.0);
@@ -71,12 +89,16 @@ class Sia final : public AllocationPolicy {
     out.x.assign(n, std::vector<double>(types, 0.0));
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
+    previous_key_ = std::move(key);
+    previous_x_ = out.x;
     out.x = sanitize_allocation(view, std::move(out.x));
     return out;
   }
 
  private:
   double p_, lambda_n_, penalty_s_;
+  std::vector<double> previous_key_;  // the last solved ILP's numbers (see allocate)
+  AllocationMatrix previous_x_;       // its rounded solution, before sanitising
 };
 
 }  // namespace

@@ -163,32 +163,37 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
     std::size_t type;
     double priority, deficit, x;
   };
+  // One pass over the jobs fills every type's list (jobs in Gavel's dict order, as before).
+  const std::vector<JobIndex>& jobs = priorities_.order();
+  std::vector<std::vector<Entry>> per_type(types);
+  for (auto& list : per_type) list.reserve(jobs.size());
+  std::vector<double> priority, deficit;
+  for (JobIndex j : jobs) {
+    auto a = allocation_.find(j);
+    const std::vector<double>* x = a == allocation_.end() ? nullptr : &a->second;
+    priorities_.priorities_of(j, x, throughput_[static_cast<std::size_t>(j)], priority, deficit);
+    for (std::size_t t = 0; t < types; ++t) per_type[t].push_back({j, t, priority[t], deficit[t], x ? (*x)[t] : 0.0});
+  }
   std::vector<Entry> queue;
+  queue.reserve(jobs.size() * types);
   for (std::size_t t : order) {
-    std::vector<Entry> per_type;
-    for (JobIndex j : priorities_.order()) {
-      auto a = allocation_.find(j);
-      double x = a == allocation_.end() ? 0.0 : a->second[t];
-      per_type.push_back({j, t, priorities_.priority(j, t, allocation_, throughput_[static_cast<std::size_t>(j)][t]),
-                          priorities_.deficit(j, t), x});
-    }
-    std::stable_sort(per_type.begin(), per_type.end(), [](const Entry& a, const Entry& b) {
+    std::stable_sort(per_type[t].begin(), per_type[t].end(), [](const Entry& a, const Entry& b) {
       if (a.priority != b.priority) return a.priority > b.priority;
       if (a.deficit != b.deficit) return a.deficit > b.deficit;
       return a.x > b.x;
     });
-    queue.insert(queue.end(), per_type.begin(), per_type.end());
+    queue.insert(queue.end(), per_type[t].begin(), per_type[t].end());
   }
-  std::set<JobIndex> taken;
+  std::vector<char> taken(jobs_.size(), 0);
   std::vector<std::vector<std::pair<JobIndex, int>>> chosen(types);
   for (const Entry& e : queue) {
-    if (left[e.type] == 0 || taken.count(e.job)) continue;
+    if (left[e.type] == 0 || taken[static_cast<std::size_t>(e.job)]) continue;
     if (!(throughput_[static_cast<std::size_t>(e.job)][e.type] > 0.0)) continue;  // never where it cannot run
     if (policy_.skip_zero_priority() && e.priority <= 0.0) continue;
     int sf = jobs_[static_cast<std::size_t>(e.job)].spec->requested_gpus;
     if (sf > left[e.type]) continue;
     left[e.type] -= sf;
-    taken.insert(e.job);
+    taken[static_cast<std::size_t>(e.job)] = 1;
     chosen[e.type].push_back({e.job, sf});
   }
 
@@ -205,7 +210,7 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
       servers.push_back(std::move(gpus));
     }
     std::vector<std::size_t> front(servers.size(), 0);
-    std::set<GpuId> assigned;
+    std::vector<char> assigned(static_cast<std::size_t>(cluster_.total_gpus()), 0);
     std::size_t ptr = 0;
     std::vector<int> sizes;
     for (const auto& [j, sf] : list)
@@ -215,10 +220,11 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
         if (sf != size) continue;
         auto prev = assignment_.find(j);
         if (prev == assignment_.end() || static_cast<std::size_t>(cluster_.type_of(prev->second.front())) != t) continue;
-        bool free = std::none_of(prev->second.begin(), prev->second.end(), [&](GpuId g) { return assigned.count(g); });
+        bool free = std::none_of(prev->second.begin(), prev->second.end(),
+                                 [&](GpuId g) { return assigned[static_cast<std::size_t>(g)] != 0; });
         if (!free) continue;
         next[j] = prev->second;
-        assigned.insert(prev->second.begin(), prev->second.end());
+        for (GpuId g : prev->second) assigned[static_cast<std::size_t>(g)] = 1;
       }
       for (const auto& [j, sf] : list) {
         if (sf != size || !allocation_.count(j)) continue;
@@ -229,9 +235,9 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
             continue;
           }
           GpuId g = servers[ptr][front[ptr]++];
-          if (!assigned.count(g)) {
+          if (!assigned[static_cast<std::size_t>(g)]) {
             gpus.push_back(g);
-            assigned.insert(g);
+            assigned[static_cast<std::size_t>(g)] = 1;
           }
         }
         if (static_cast<int>(gpus.size()) != sf) next.erase(j);  // cannot happen when counts fit; never half-place

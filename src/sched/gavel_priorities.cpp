@@ -58,6 +58,22 @@ double GavelPriorities::priority(JobIndex j, std::size_t type, const std::map<Jo
   return f > 0.0 ? x / f : x * 1e9;
 }
 
+void GavelPriorities::priorities_of(JobIndex j, const std::vector<double>* x, const std::vector<double>& throughput,
+                                    std::vector<double>& priority_out, std::vector<double>& deficit_out) const {
+  const std::size_t types = worker_s_.size();
+  priority_out.assign(types, 0.0);
+  deficit_out.assign(types, 0.0);
+  auto js = job_s_.find(j);
+  if (auto d = deficit_.find(j); d != deficit_.end()) deficit_out = d->second;
+  if (x == nullptr) return;
+  for (std::size_t t = 0; t < types; ++t) {
+    double share = (*x)[t];
+    if (share == 0.0 || throughput[t] == 0.0) continue;
+    double f = js == job_s_.end() || worker_s_[t] == 0.0 ? 0.0 : js->second[t] / worker_s_[t];
+    priority_out[t] = f > 0.0 ? share / f : share * 1e9;  // as priority()
+  }
+}
+
 double GavelPriorities::deficit(JobIndex j, std::size_t type) const {
   auto it = deficit_.find(j);
   return it == deficit_.end() ? 0.0 : it->second[type];

@@ -2,7 +2,11 @@
 /// A small linear / mixed-integer program builder that hides the solver (GLPK, libglpk-dev):
 /// policies state variables, linear constraints and a linear objective, then call solve().
 /// Infinite bounds are written as +-kInf. Solver wall time is measured and returned.
+/// The solver's problem and its last basis are kept between solve() calls: a re-solve after
+/// changing bounds or objective coefficients (bisection, two-phase objectives) or after adding
+/// variables and constraints starts from the previous basis instead of from scratch.
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +35,12 @@ class LinearProgram {
   enum class Sense { Minimize, Maximize };
   using Terms = std::vector<std::pair<int, double>>;  ///< (variable index, coefficient)
 
-  explicit LinearProgram(Sense sense) : sense_(sense) {}
+  explicit LinearProgram(Sense sense);
+  ~LinearProgram();
+  LinearProgram(LinearProgram&&) noexcept;
+  LinearProgram& operator=(LinearProgram&&) noexcept;
+  LinearProgram(const LinearProgram&) = delete;
+  LinearProgram& operator=(const LinearProgram&) = delete;
   /// Adds a variable with bounds [lower, upper] (either may be infinite) and objective coefficient.
   /// Throws std::invalid_argument on NaN or lower > upper.
   int add_variable(double lower, double upper, double objective, bool integer = false);
@@ -40,16 +49,29 @@ class LinearProgram {
   void add_constraint(const Terms& terms, double lower, double upper);
   /// Changes the objective coefficient of a variable (for two-phase solves).
   void set_objective(int var, double coefficient);
-  void set_sense(Sense sense) { sense_ = sense; }
+  /// Changes a variable's bounds; same checks as add_variable (std::invalid_argument).
+  void set_variable_bounds(int var, double lower, double upper);
+  /// Changes a constraint's bounds (for bisection); same checks as add_constraint.
+  void set_constraint_bounds(int row, double lower, double upper);
+  void set_sense(Sense sense);
   /// Wall-time limit for MIPs (seconds); a feasible incumbent at the limit is returned as Feasible.
   void set_time_limit_s(double seconds) { time_limit_s_ = seconds; }
   int variables() const { return static_cast<int>(lower_.size()); }
   int constraints() const { return static_cast<int>(row_lower_.size()); }
-  /// Solves with GLPK (simplex with presolve; branch-and-cut when a variable is integer). Never
-  /// throws for infeasible/unbounded/failed problems: the status says so.
-  LpResult solve() const;
+  /// Solves with GLPK (branch-and-cut when a variable is integer). The first solve runs the
+  /// simplex with presolve; later solves of an LP start from the previous basis without presolve
+  /// (dual simplex after bound changes, primal after objective changes) and fall back to a fresh
+  /// presolved solve if the warm start fails. Never throws for infeasible/unbounded/failed
+  /// problems: the status says so.
+  LpResult solve();
 
  private:
+  struct Solver;  // the GLPK problem object (lp_glpk.cpp)
+  struct SolverDeleter {
+    void operator()(Solver* s) const;
+  };
+  enum class Warm { None, Dual, Primal };  // how a solve starts: presolve from scratch, or from the last basis
+  LpResult run_glpk(Solver& solver, bool mip, Warm warm) const;
   Sense sense_;
   std::vector<double> lower_, upper_, cost_;
   std::vector<char> integer_;
@@ -57,6 +79,10 @@ class LinearProgram {
   std::vector<int> nz_row_, nz_col_;
   std::vector<double> nz_val_;
   double time_limit_s_ = 10.0;
+  std::unique_ptr<Solver, SolverDeleter> solver_;
+  // What changed since the solver's problem was last synchronised.
+  std::vector<int> changed_cols_, changed_rows_;
+  bool objective_changed_ = false;
 };
 
 }  // namespace hetsim

@@ -57,6 +57,11 @@ class GavelPriorities {
   double priority(JobIndex j, std::size_t type, const std::map<JobIndex, std::vector<double>>& allocation,
                   double throughput) const;
   double deficit(JobIndex j, std::size_t type) const;
+  /// priority() and deficit() of job j on every type at once (one lookup per job instead of one
+  /// per type; same arithmetic). `x` is the job's row of X, nullptr when it has none;
+  /// `throughput` is [type]. Writes [type] into `priority_out` and `deficit_out`.
+  void priorities_of(JobIndex j, const std::vector<double>* x, const std::vector<double>& throughput,
+                     std::vector<double>& priority_out, std::vector<double>& deficit_out) const;
   /// Jobs in the order they were added (Gavel's dict order).
   const std::vector<JobIndex>& order() const { return order_; }
 
