@@ -52,6 +52,8 @@ TEST_CASE("gate: direction, tolerance and verdicts", "[experiment][gate]") {
   CHECK_THAT(text.str(), Catch::Contains("makespan_s") && Catch::Contains("+10.00%") && Catch::Contains("WORSE") &&
                              Catch::Contains("FAIL") && !Catch::Contains("end_s"));
   CHECK(check_against_baseline(base, base, 0.0).passed());
+  // A value absent from the baseline (an empty or truncated baseline file) fails the gate.
+  CHECK_FALSE(check_against_baseline({}, {row("jct_mean_s", 100)}, 0.02).passed());
   // A metric with no known direction fails the gate when it moves.
   CHECK_FALSE(check_against_baseline({row("end_s", 10)}, {row("end_s", 20)}, 0.02).passed());
 }

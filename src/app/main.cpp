@@ -1,6 +1,7 @@
 // hetsim: command-line entry point. Parses the subcommand, runs it, and maps errors to exit codes
 // (InputError -> 2 with the file/line/field message; anything else -> 1).
 #include <exception>
+#include <filesystem>
 #include <fmt/core.h>
 #include <vector>
 
@@ -36,6 +37,10 @@ int main(int argc, char** argv) {
     fmt::print("{}", app.help());
     return 0;
   } catch (const InputError& e) {
+    fmt::print(stderr, "hetsim: error: {}\n", e.what());
+    return app::kInputError;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // An output folder or file the user named cannot be written: their input, not a bug.
     fmt::print(stderr, "hetsim: error: {}\n", e.what());
     return app::kInputError;
   } catch (const std::exception& e) {

@@ -1,5 +1,7 @@
 #include "run_options.hpp"
 
+#include <fmt/format.h>
+
 #include "hetsim/util/error.hpp"
 
 namespace hetsim::app {
@@ -25,10 +27,10 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts.spec.throughputs,
                   "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
-  cmd->add_option("--generate", opts.generate_jobs,
+  opts.generate_option = cmd->add_option("--generate", opts.generate_jobs,
                   "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
-  cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
-  cmd->add_flag("--single-gpu", opts.single_gpu, "With --generate: every job on 1 GPU (default: Philly GPU-count mix)");
+  opts.jobs_per_hour_option = cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
+  opts.single_gpu_option = cmd->add_flag("--single-gpu", opts.single_gpu, "With --generate: every job on 1 GPU (default: Philly GPU-count mix)");
   if (with_policy)
     cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
@@ -70,7 +72,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
       ->capture_default_str();
   cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
-  cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
+  opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
 }
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option) {
@@ -94,8 +96,17 @@ RunSpec to_run_spec(const RunOptions& opts) {
   spec.format = *format;
   spec.params = parse_params(opts.params);
   spec.model_params = parse_params(opts.model_params, "--model-param");
-  if (opts.until_s >= 0) spec.mechanism.until_s = opts.until_s;
-  if (opts.generate_jobs != 0) {
+  // Given options are checked, never silently ignored (run_simulation checks the range).
+  if (opts.until_option && opts.until_option->count() > 0) spec.mechanism.until_s = opts.until_s;
+  const bool generate = opts.generate_option && opts.generate_option->count() > 0;
+  if (generate && opts.generate_jobs < 1)
+    throw InputError("", 0, "--generate", fmt::format("must be at least 1 job, got {}", opts.generate_jobs));
+  if (!generate && ((opts.jobs_per_hour_option && opts.jobs_per_hour_option->count() > 0) ||
+                    (opts.single_gpu_option && opts.single_gpu_option->count() > 0)))
+    throw InputError("", 0, "--jobs-per-hour", "--jobs-per-hour and --single-gpu only apply with --generate N");
+  if (generate && !(opts.jobs_per_hour > 0.0 && opts.jobs_per_hour <= 1e9))
+    throw InputError("", 0, "--jobs-per-hour", fmt::format("must be in (0, 1e9], got {}", opts.jobs_per_hour));
+  if (generate) {
     GavelWorkloadConfig g;
     g.jobs = opts.generate_jobs;
     g.jobs_per_hour = opts.jobs_per_hour;

@@ -21,6 +21,10 @@ struct RunOptions {
   double jobs_per_hour = 4.0;
   bool single_gpu = false;
   CLI::Option* restart_option = nullptr;  ///< to tell "not given" from an explicit value
+  CLI::Option* until_option = nullptr;
+  CLI::Option* generate_option = nullptr;
+  CLI::Option* jobs_per_hour_option = nullptr;
+  CLI::Option* single_gpu_option = nullptr;
 };
 
 /// Adds every run-defining option to `cmd`, storing into `opts` (which must outlive parsing).

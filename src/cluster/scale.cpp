@@ -7,6 +7,10 @@ namespace hetsim {
 
 Cluster scale_cluster(const Cluster& cluster, int copies) {
   if (copies < 1) throw InputError("", 0, "cluster_scale", "must be at least 1");
+  if (static_cast<long long>(cluster.total_gpus()) * copies > kMaxClusterGpus)
+    throw InputError("", 0, "cluster_scale",
+                     fmt::format("{} copies of {} GPUs exceed the limit of {} GPUs per cluster", copies,
+                                 cluster.total_gpus(), kMaxClusterGpus));
   std::vector<Node> nodes;
   nodes.reserve(cluster.nodes().size() * static_cast<std::size_t>(copies));
   // Copies of one node sit next to it, so GPU ids keep the original node order by type and rack.

@@ -46,7 +46,9 @@ std::size_t GateReport::count(GateVerdict v) const {
 }
 
 bool GateReport::passed() const {
-  return count(GateVerdict::Worse) == 0 && count(GateVerdict::Changed) == 0 && count(GateVerdict::Missing) == 0;
+  // A value with no baseline cannot be checked: a truncated or empty baseline must not pass.
+  return count(GateVerdict::Worse) == 0 && count(GateVerdict::Changed) == 0 && count(GateVerdict::Missing) == 0 &&
+         count(GateVerdict::New) == 0;
 }
 
 double parse_tolerance(const std::string& text) {

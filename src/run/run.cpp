@@ -122,9 +122,16 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
     throw InputError("", 0, "--placement", "unknown placement '" + spec.placement + "' (known: " + known + ")");
   }
-  if (spec.mechanism.restart_overhead_s < 0)
-    throw InputError("", 0, "--restart-overhead", "must not be negative");
-  if (spec.mechanism.interval_s < 0) throw InputError("", 0, "--interval", "must not be negative");
+  auto check_seconds = [](double v, const char* field, double min_positive) {
+    if (!(v >= 0.0 && v <= kMaxSimSeconds))
+      throw InputError("", 0, field, fmt::format("must be a number of seconds in [0, {:.0e}], got {}", kMaxSimSeconds, v));
+    if (v > 0.0 && v < min_positive)
+      throw InputError("", 0, field, fmt::format("must be 0 or at least {} s, got {}", min_positive, v));
+  };
+  check_seconds(spec.mechanism.restart_overhead_s, "--restart-overhead", 0.0);
+  // Rounds shorter than a millisecond would make a run of any length take billions of rounds.
+  check_seconds(spec.mechanism.interval_s, "--interval", 1e-3);
+  if (spec.mechanism.until_s) check_seconds(*spec.mechanism.until_s, "--until", 0.0);
   if (spec.cluster_scale < 1) throw InputError("", 0, "cluster_scale", "must be at least 1");
   if (spec.generator && !spec.trace.empty())
     throw InputError(spec.trace, 0, "generator", "a run takes either a trace or the generator, not both");

@@ -9,6 +9,9 @@ namespace {
 
 std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
   if (!spec.invalid_reason.empty()) return spec.invalid_reason;
+  if (!(spec.submit.seconds() <= kMaxSimSeconds))
+    return fmt::format("job {} arrives at {:.3g} s, beyond the simulation horizon of {:.0e} s", spec.id,
+                       spec.submit.seconds(), kMaxSimSeconds);
   // Readers already reject these with file:line; jobs built in code reach here unchecked.
   if (!(spec.priority_weight > 0.0))
     return fmt::format("job {}: priority weight must be positive (got {})", spec.id, spec.priority_weight);
@@ -23,7 +26,14 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
     largest = std::max(largest, have);
     if (have < spec.requested_gpus) continue;
     AllocationShape shape{type, spec.requested_gpus, spec.requested_gpus <= cluster.max_gpus_per_node(type)};
-    if (model.rate(spec, shape) > 0.0) return std::nullopt;
+    const double rate = model.rate(spec, shape);
+    if (rate > 0.0) {
+      if (spec.work / rate > kMaxSimSeconds)
+        return fmt::format("job {} needs {:.3g} s even on its fastest GPU type, beyond the simulation horizon of "
+                           "{:.0e} s (work {:.3g} {} at {:.3g}/s)",
+                           spec.id, spec.work / rate, kMaxSimSeconds, spec.work, to_string(spec.unit), rate);
+      return std::nullopt;
+    }
   }
   if (largest < spec.requested_gpus)
     return fmt::format("job {} requests {} GPUs of one type; the largest GPU type of cluster '{}' has {}", spec.id,

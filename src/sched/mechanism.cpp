@@ -41,9 +41,12 @@ MechanismStats Mechanism::run() {
     // The queue ran dry: whatever is not final was left waiting by the policy.
     for (JobRuntime& job : jobs_) {
       if (job.status == JobStatus::Pending || job.status == JobStatus::Running) {
-        if (job.status == JobStatus::Running) stop_job(job, "run ended", false);
+        const bool was_running = job.status == JobStatus::Running;
+        if (was_running) stop_job(job, "run ended", false);
         job.status = JobStatus::Unfinished;
-        job.reason = "still waiting when no event was left: the policy never gave it GPUs";
+        job.reason = was_running ? fmt::format("would finish beyond the simulation horizon of {:.0e} s on its GPUs",
+                                               kMaxSimSeconds)
+                                 : "still waiting when no event was left: the policy never gave it GPUs";
         emit(JobEventKind::Unfinished, job, {}, job.reason);
       }
     }
@@ -295,6 +298,9 @@ void Mechanism::schedule_completion(JobRuntime& job) {
     if (!std::isfinite(seconds)) return;  // never completes here; a later decision must move it
   }
   SimTime start = std::max(job.resume_at, sim_.now());
+  // Past the horizon the job cannot finish in this run; with no completion event it ends
+  // "unfinished" with its reason rather than "completed" at the edge of the clock.
+  if (!(start.seconds() + seconds <= kMaxSimSeconds)) return;
   sim_.schedule(start + SimTime::from_seconds(seconds), EventClass::Completion, job.index, job.generation);
 }
 
