@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake          # compiler and build
+  graphviz                       # `dot` to render `hetsim topology --dot` graphs
   libboost-graph-dev             # cluster topology graph (Boost.Graph)
   nlohmann-json3-dev             # JSON specs, tables and outputs
   libcli11-dev                   # command line

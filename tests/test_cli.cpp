@@ -89,6 +89,28 @@ TEST_CASE("cli: rejected jobs are reported with their trace line, outputs are wr
   CHECK_THAT(slurp(out + "/summary.json"), Catch::Contains("\"rejected\": 2"));
 }
 
+TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overflow or a hang") {
+  auto r = run_cli("run -q --until -5");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--until'"));
+  r = run_cli("run -q --interval 0.0000004");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--interval': must be 0 or at least 0.001 s"));
+  r = run_cli("run -q --restart-overhead nan");
+  CHECK(r.exit_code == 2);
+  r = run_cli("run -q --jobs-per-hour 3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("only apply with --generate"));
+  auto trace = temp_file("far.csv", "job_id,submit_s,num_gpus,duration_s\na,5e12,1,5\nb,0,1,1e300\nc,0,1,10\n");
+  r = run_cli("run -q --trace " + trace);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.output, Catch::Contains("far.csv:2: job a arrives at 5e+12 s, beyond the simulation horizon"));
+  CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b needs 1e+300 s"));
+  r = run_cli("run -q --trace " + temp_dir().string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("is a directory"));
+}
+
 TEST_CASE("cli: list policies names each policy with its source") {
   auto r = run_cli("list policies");
   CHECK(r.exit_code == 0);

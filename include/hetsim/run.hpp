@@ -2,6 +2,8 @@
 /// One simulation run from its inputs: the API the CLI, `compare` and the tests share.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,13 +13,20 @@
 #include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/sched/mechanism.hpp"
 #include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/workload/gavel_generator.hpp"
 
 namespace hetsim {
 
-/// Everything that defines a run (what `hetsim run` parses its flags into).
+/// Everything that defines a run (what `hetsim run` parses its flags into). Experiment specs set
+/// these fields by name through the table in include/hetsim/experiment/run_keys.hpp: a new field
+/// here needs one line there to become a spec key and a sweep axis.
 struct RunSpec {
   std::string cluster = "default";      ///< preset name or cluster JSON file
-  std::string trace;                    ///< trace file; empty = the built-in synthetic workload
+  int cluster_scale = 1;                ///< copies of every node (the "cluster scale" sweep axis)
+  std::string trace;                    ///< trace file; empty = `generator`, else the built-in synthetic workload
+  /// Set = a Gavel-style generated workload (needs a Gavel throughput table in `throughputs`, and no
+  /// trace); its seed is `seed`.
+  std::optional<GavelWorkloadConfig> generator;
   TraceFormat format = TraceFormat::Auto;
   TraceOptions trace_options;
   std::string throughputs;              ///< throughput table file; empty = duration model
@@ -48,6 +57,10 @@ struct RunSpec {
   int profiling_runs = -1;           ///< with "cf": runs per job; -1 = one per profiled cell
 };
 
+/// Restart overhead of Pollux/Sia workload runs (`workload`) when none is given: the Pollux
+/// simulator charges 30 s per (re)allocation. Applied by the CLI and by experiment specs.
+inline constexpr double kPolluxRestartOverheadS = 30.0;
+
 /// What a run produces.
 struct RunOutput {
   RunInfo info;
@@ -60,16 +73,25 @@ struct RunOutput {
 };
 
 /// Loads the inputs of `spec` and runs it. Throws InputError for bad input (before anything runs).
-RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry);
+/// `extra_sinks` (timelines, utilisation series) receive on_run_start and every job event besides
+/// the standard recorder; they must outlive the call. Thread-safe: concurrent calls share nothing
+/// but the const registry.
+RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
+                         std::span<JobEventSink* const> extra_sinks = {});
 
 /// Runs already-loaded inputs (tests use this to build tiny clusters and traces in code).
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
-                   RunInfo info);
+                   RunInfo info, std::span<JobEventSink* const> extra_sinks = {});
 
 /// Runs already-loaded inputs under the round-based time-sharing mechanism.
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
-                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info);
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
+                         std::span<JobEventSink* const> extra_sinks = {});
+
+/// Builds the spec's policy once (in the form its mechanism needs) to check the name and the
+/// parameters without loading any input. Throws InputError as run_simulation would.
+void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry);
 
 /// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
 /// written.

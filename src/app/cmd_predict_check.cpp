@@ -20,6 +20,8 @@ struct PredictCheckOptions {
   CompletionOptions completion;
   std::uint64_t seed = 0;
   bool fixed_model = false;
+  bool no_interactions = false;
+  std::string sampling = "uniform";
 };
 
 }  // namespace
@@ -41,6 +43,14 @@ Action add_predict_check_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--lambda", o->completion.lambda, "Ridge weight")->capture_default_str();
   cmd->add_flag("--fixed-model", o->fixed_model, "Use --rank/--pair-rank as given instead of choosing by cross-validation");
+  cmd->add_flag("--no-interactions", o->no_interactions,
+                "Leave out the interaction tables and slopes (the earlier main + pairwise + CP model)");
+  cmd->add_option("--table-lambda", o->completion.table_lambda, "Ridge weight of the interaction tables and slopes")
+      ->capture_default_str();
+  cmd->add_option("--sampling", o->sampling,
+                  "Which cells are profiled: 'uniform' (random per job type) or 'single-gpu' (one single-GPU run "
+                  "on a random GPU type first, then random)")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations")->capture_default_str();
 
   return [o]() -> int {
@@ -50,16 +60,23 @@ Action add_predict_check_command(CLI::App& app) {
     if (!(o->completion.lambda >= 0.0)) throw InputError("", 0, "--lambda", "must not be negative");
     for (double f : o->fractions)
       if (!(f > 0.0 && f < 1.0)) throw InputError("", 0, "--fractions", fmt::format("{} is not in (0, 1)", f));
+    if (!(o->completion.table_lambda >= 0.0)) throw InputError("", 0, "--table-lambda", "must not be negative");
+    ProfilingSampling sampling = ProfilingSampling::uniform;
+    if (o->sampling == "single-gpu")
+      sampling = ProfilingSampling::single_gpu;
+    else if (o->sampling != "uniform")
+      throw InputError("", 0, "--sampling", fmt::format("'{}' is not 'uniform' or 'single-gpu'", o->sampling));
     CompletionOptions copt = o->completion;
     copt.auto_select = !o->fixed_model;
+    copt.interactions = !o->no_interactions;
     struct Set {
       const char* name;
       std::string path;
     };
     const Set sets[] = {{"heet-prototype", o->heet}, {"gavel", o->gavel}, {"sia", o->sia}};
-    fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>5} {:>5}\n", "data set",
-               "prof.%", "known", "hidden", "CF med", "CF p90", "lin med", "lin p90", "2D med", "2D p90", "rank",
-               "pair");
+    fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>4} {:>4}\n", "data set",
+               "prof.%", "known", "hidden", "CF med", "CF p90", "lin med", "lin p90", "2D med", "2D p90", "terms",
+               "rank", "pair");
     int datasets = 0;
     for (const Set& s : sets) {
       if (s.path.empty()) continue;
@@ -70,10 +87,11 @@ Action add_predict_check_command(CLI::App& app) {
       ++datasets;
       const ProfileTensor truth = load_profile_tensor(s.path);
       for (double f : o->fractions) {
-        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed);
-        fmt::print("{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>5} {:>5}\n",
-                   s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct,
-                   r.linear.p90_pct, r.matrix2d.median_pct, r.matrix2d.p90_pct, r.rank, r.pair_rank);
+        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling);
+        fmt::print(
+            "{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>6} {:>4} {:>4}\n",
+            s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct, r.linear.p90_pct,
+            r.matrix2d.median_pct, r.matrix2d.p90_pct, r.terms, r.rank, r.pair_rank);
         for (const std::string& w : r.warnings) fmt::print(stderr, "hetsim: warning: {} at {:.0f}%: {}\n", s.name, 100.0 * f, w);
       }
       fmt::print("{:<15} tensor {} jobs x {} GPU types x {} configurations, {} measured cells ({}), {} measured as "

@@ -14,6 +14,8 @@ enum ExitCode : int {
   kInternalError = 1,  ///< a bug in hetsim: please report it
   kInputError = 2,     ///< bad input: file, line and field are named; nothing was simulated
   kJobsRejected = 3,   ///< the run finished and wrote its outputs, but some jobs were rejected
+  kPointsFailed = 4,   ///< sweep/compare/merge: some runs failed (errors in failures.csv); the rest completed
+  kRegression = 5,     ///< check: a metric moved the wrong way beyond the tolerance (table on stdout)
 };
 
 /// Action of a chosen subcommand: returns the exit code.
@@ -27,6 +29,14 @@ Action add_predict_check_command(CLI::App& app);
 Action add_topology_command(CLI::App& app);
 /// Adds `list` (policies, presets, formats, placements).
 Action add_list_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `compare` (several policies on the same inputs, in parallel, one table).
+Action add_compare_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `sweep` (an experiment spec's points on a thread pool, resumable, shardable).
+Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `merge` (joins the output folders of sweep shards).
+Action add_merge_command(CLI::App& app, const PolicyRegistry& registry);
+/// Adds `check` (the regression gate against a baseline results table).
+Action add_check_command(CLI::App& app, const PolicyRegistry& registry);
 /// Adds `model` (model checks: `model fit-check`).
 Action add_model_command(CLI::App& app);
 

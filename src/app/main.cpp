@@ -1,6 +1,7 @@
 // hetsim: command-line entry point. Parses the subcommand, runs it, and maps errors to exit codes
 // (InputError -> 2 with the file/line/field message; anything else -> 1).
 #include <exception>
+#include <filesystem>
 #include <fmt/core.h>
 #include <vector>
 
@@ -17,6 +18,10 @@ int main(int argc, char** argv) {
   auto add = [&](const char* name, app::Action action) { commands.emplace_back(app.get_subcommand(name), std::move(action)); };
   add("run", app::add_run_command(app, registry));
   add("list", app::add_list_command(app, registry));
+  add("compare", app::add_compare_command(app, registry));
+  add("sweep", app::add_sweep_command(app, registry));
+  add("merge", app::add_merge_command(app, registry));
+  add("check", app::add_check_command(app, registry));
   add("model", app::add_model_command(app));
   add("predict-check", app::add_predict_check_command(app));
   add("topology", app::add_topology_command(app));
@@ -32,6 +37,10 @@ int main(int argc, char** argv) {
     fmt::print("{}", app.help());
     return 0;
   } catch (const InputError& e) {
+    fmt::print(stderr, "hetsim: error: {}\n", e.what());
+    return app::kInputError;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // An output folder or file the user named cannot be written: their input, not a bug.
     fmt::print(stderr, "hetsim: error: {}\n", e.what());
     return app::kInputError;
   } catch (const std::exception& e) {

@@ -62,6 +62,11 @@ Cluster::Cluster(std::string name, std::vector<GpuType> gpu_types, std::vector<R
       throw InputError(source, 0, fmt::format("gpu_types[{}].relative_speed", i), "must be a positive number");
     if (t.memory_gb < 0.0) throw InputError(source, 0, fmt::format("gpu_types[{}].memory_gb", i), "must not be negative");
   }
+  long long total = 0;
+  for (const Node& n : nodes_) total += std::max(0, n.gpu_count);
+  if (total > kMaxClusterGpus)
+    throw InputError(source, 0, "nodes",
+                     fmt::format("{} GPUs in all; hetsim models at most {} GPUs per cluster", total, kMaxClusterGpus));
   std::vector<int> nodes_per_rack(racks_.size(), 0);
   seen.clear();
   gpus_by_type_.assign(gpu_types_.size(), 0);

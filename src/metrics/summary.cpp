@@ -118,7 +118,7 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
                seconds_cell(r.submit_s), seconds_cell(r.start_s), done ? seconds_cell(r.finish_s) : "",
                done ? seconds_cell(r.jct_s()) : "", r.start_s >= 0 ? seconds_cell(r.queueing_s()) : "", r.gpus,
                r.requested_gpus, r.gpu_types, r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
-               csv_text(r.reason), opt(r.ideal_s), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
+               csv_text(r.reason), r.ideal_s <= kMaxSimSeconds ? opt(r.ideal_s) : std::string(), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
   }
 }
 

@@ -24,7 +24,8 @@ ErrorStats error_stats(std::vector<double> ape) {
   return s;
 }
 
-std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng) {
+std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
+                                         ProfilingSampling sampling) {
   std::vector<std::size_t> keep;
   const std::size_t row = truth.dim_gpus() * truth.dim_configs();
   for (std::size_t i = 0; i < truth.dim_jobs(); ++i) {
@@ -33,8 +34,21 @@ std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double frac
       if (truth.measured(n)) cells.push_back(n);
     if (cells.empty()) continue;
     const auto want = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(fraction * static_cast<double>(cells.size()))));
+    std::size_t first = 0;
+    if (sampling == ProfilingSampling::single_gpu) {
+      // Move the single-GPU cells to the front, pick one of them, and draw the rest from the others.
+      const auto singles = static_cast<std::size_t>(
+          std::stable_partition(cells.begin(), cells.end(),
+                                [&](std::size_t n) { return truth.config_gpus[n % truth.dim_configs()] == 1; }) -
+          cells.begin());
+      if (singles > 0) {
+        std::swap(cells[0], cells[static_cast<std::size_t>(rng() % singles)]);
+        keep.push_back(cells[0]);
+        first = 1;
+      }
+    }
     // Partial Fisher-Yates with raw draws (no std::*_distribution: same numbers on every library).
-    for (std::size_t n = 0; n < want && n < cells.size(); ++n) {
+    for (std::size_t n = first; n < want && n < cells.size(); ++n) {
       const std::size_t pick = n + static_cast<std::size_t>(rng() % (cells.size() - n));
       std::swap(cells[n], cells[pick]);
       keep.push_back(cells[n]);
@@ -58,7 +72,7 @@ ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_
 #pragma GCC diagnostic ignored "-Wuse-after-free"
 #endif
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
-                              std::uint64_t seed) {
+                              std::uint64_t seed, ProfilingSampling sampling) {
   if (!(fraction > 0.0 && fraction < 1.0)) throw std::invalid_argument("profiled fraction must be in (0, 1)");
   if (truth.measured_count() == 0) throw std::invalid_argument("profile has no measured cell");
   PredictCheckRow row;
@@ -68,7 +82,7 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
   std::size_t known_total = 0;
   for (int t = 0; t < trials; ++t) {
     std::mt19937_64 rng(seed + static_cast<std::uint64_t>(t));
-    const std::vector<std::size_t> keep = choose_profiled(truth, fraction, rng);
+    const std::vector<std::size_t> keep = choose_profiled(truth, fraction, rng, sampling);
     known_total += keep.size();
     std::vector<char> is_known(truth.size(), 0);
     for (std::size_t n : keep) is_known[n] = 1;
@@ -80,6 +94,7 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
     const auto m2 = predict_matrix_2d(known, std::max(1, options.pair_rank), o.seed);
     row.rank = cf.rank;
     row.pair_rank = cf.pair_rank;
+    row.terms = !cf.interactions ? "main" : cf.family_config ? "int+fc" : "int";
     warnings.insert(cf.warnings.begin(), cf.warnings.end());
     for (std::size_t n = 0; n < truth.size(); ++n) {
       if (!truth.measured(n) || is_known[n]) continue;

@@ -46,6 +46,14 @@ std::string row_key(const std::string& model, int batch_size) {
   return batch_size > 0 ? fmt::format("{}@{}", model, batch_size) : model;
 }
 
+std::string job_family(const std::string& key) {
+  const std::size_t at = key.find('@');
+  if (at != std::string::npos && at > 0) return key.substr(0, at);
+  const std::size_t paren = key.find(" (batch size");
+  if (paren != std::string::npos && paren > 0) return key.substr(0, paren);
+  return key;
+}
+
 void TensorBuilder::add(const std::string& job, const std::string& gpu, const std::string& config, int config_gpus,
                         double value) {
   configs_[config] = config_gpus;

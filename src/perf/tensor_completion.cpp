@@ -1,8 +1,9 @@
 // Heet's 3-D collaborative filtering (Mo, Xu, Xu, ASPLOS'24) as a CP decomposition with missing
 // entries, fitted by regularised alternating least squares (Kolda & Bader, SIAM Review 2009,
 // sec. 3.4; Tomasi & Bro, "PARAFAC and missing values", 2005). Heet's paper gives the idea, not the
-// model; the component structure below (main effects, pairwise terms, log space, cross-validated
-// model choice) is ours and documented in docs/models.md.
+// model; the component structure below (main effects, pairwise terms, the ridge-shrunk interaction
+// terms of interaction_terms.hpp, log space, cross-validated model choice) is ours and documented
+// in docs/models.md.
 //
 // Every term is a "component" with one column per mode; a mode's column is either free (fitted)
 // or frozen at 1. All three free = a CP rank-1 term; two free = a pairwise term (e.g. job x config,
@@ -19,15 +20,18 @@
 #include <random>
 #include <stdexcept>
 
+#include "interaction_terms.hpp"
+
 namespace hetsim {
 namespace {
 
 using Comp = std::array<bool, 3>;  // free in mode 0, 1, 2
 
-struct Observation {
-  std::array<std::size_t, 3> at;
-  double y;
-};
+using Observation = detail::TensorObservation;
+using detail::AdditiveTerms;
+using detail::TensorLayout;
+using detail::TermKind;
+using detail::TermSpec;
 
 // Uniform in [0, 1) from the raw 64-bit draw (std::*_distribution differ between libraries).
 double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -59,22 +63,42 @@ class AlsModel {
     return s;
   }
 
+  bool empty() const { return comps_.empty(); }
+
+  // Indexes which observations go through each row of each mode (positions in `obs`, which later
+  // sweeps must pass in the same order).
+  void prepare(const std::vector<Observation>& obs) {
+    for (std::size_t m = 0; m < 3; ++m) {
+      by_index_[m].assign(dims_[m], {});
+      for (std::size_t o = 0; o < obs.size(); ++o) by_index_[m][obs[o].at[m]].push_back(o);
+    }
+  }
+
+  // One ALS sweep over the three modes (after prepare()).
+  void sweep(const std::vector<Observation>& obs, double lambda) {
+    for (std::size_t m = 0; m < 3; ++m) update_mode(m, obs, by_index_[m], lambda);
+  }
+
   // Fits to `obs`; returns the final regularised loss.
   double fit(const std::vector<Observation>& obs, double lambda, int max_iterations, double tolerance) {
-    std::array<std::vector<std::vector<std::size_t>>, 3> by_index;
-    for (std::size_t m = 0; m < 3; ++m) {
-      by_index[m].assign(dims_[m], {});
-      for (std::size_t o = 0; o < obs.size(); ++o) by_index[m][obs[o].at[m]].push_back(o);
-    }
+    prepare(obs);
     double prev = std::numeric_limits<double>::infinity();
     double loss = prev;
     for (int it = 0; it < max_iterations; ++it) {
-      for (std::size_t m = 0; m < 3; ++m) update_mode(m, obs, by_index[m], lambda);
+      sweep(obs, lambda);
       loss = this->loss(obs, lambda);
       if (std::abs(prev - loss) <= tolerance * std::max(1.0, std::abs(loss))) break;
       prev = loss;
     }
     return loss;
+  }
+
+  double penalty(double lambda) const {
+    double l = 0.0;
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t c = 0; c < comps_.size(); ++c)
+        if (comps_[c][m]) l += lambda * factors_[m].col(static_cast<Eigen::Index>(c)).squaredNorm();
+    return l;
   }
 
   double loss(const std::vector<Observation>& obs, double lambda) const {
@@ -83,10 +107,7 @@ class AlsModel {
       const double e = predict(o.at) - o.y;
       l += e * e;
     }
-    for (std::size_t m = 0; m < 3; ++m)
-      for (std::size_t c = 0; c < comps_.size(); ++c)
-        if (comps_[c][m]) l += lambda * factors_[m].col(static_cast<Eigen::Index>(c)).squaredNorm();
-    return l;
+    return l + penalty(lambda);
   }
 
  private:
@@ -128,17 +149,20 @@ class AlsModel {
   std::array<std::size_t, 3> dims_;
   std::vector<Comp> comps_;
   std::array<Eigen::MatrixXd, 3> factors_;
+  std::array<std::vector<std::vector<std::size_t>>, 3> by_index_;
 };
 
 struct Structure {
   int rank = 0;
   int pair_rank = 0;
   bool main_effects = false;
+  bool interactions = false;   // the ridge-shrunk tables of interaction_terms.hpp (main effects included)
+  bool family_config = false;  // ... plus the family x configuration table
 };
 
 std::vector<Comp> components(const Structure& s) {
   std::vector<Comp> out;
-  if (s.main_effects) {
+  if (s.main_effects && !s.interactions) {
     out.push_back({true, false, false});
     out.push_back({false, true, false});
     out.push_back({false, false, true});
@@ -152,6 +176,55 @@ std::vector<Comp> components(const Structure& s) {
   return out;
 }
 
+// The interaction model: main effects (lightly shrunk, weight `lambda`) plus interactions shrunk
+// by `table_lambda`. Why these: docs/models.md, "Interaction terms".
+std::vector<TermSpec> table_terms(const Structure& s, const CompletionOptions& o) {
+  if (!s.interactions) return {};
+  // The configuration axis is ordered: the lightly shrunk terms give every GPU type a power law in
+  // the GPU count; per-configuration effects are shrunk deviations from it, so a scaling trend seen
+  // at 1-2 GPUs carries on to 4-8 instead of being absorbed by the 2-GPU entries.
+  std::vector<TermSpec> t{{TermKind::job, o.lambda}, {TermKind::gpu, o.lambda}, {TermKind::slope, o.lambda},
+                          {TermKind::gpu_slope, o.lambda}};
+  for (TermKind k : {TermKind::config, TermKind::gpu_config, TermKind::family_gpu, TermKind::job_gpu,
+                     TermKind::family_slope, TermKind::job_slope, TermKind::family_gpu_slope, TermKind::job_gpu_slope})
+    t.push_back({k, o.table_lambda});
+  if (s.family_config) t.push_back({TermKind::family_config, o.table_lambda});
+  return t;
+}
+
+// Backfits the tables and (when there are CP / pairwise components) alternates one table sweep
+// with one ALS sweep on what the tables leave; returns the final regularised loss.
+double fit_joint(AlsModel& cp, AdditiveTerms& terms, const std::vector<Observation>& obs, const CompletionOptions& o) {
+  std::vector<double> residual(obs.size());
+  std::vector<Observation> rest = obs;  // what the CP part is fitted to: y - tables
+  auto refresh = [&] {
+    for (std::size_t n = 0; n < obs.size(); ++n) {
+      const auto& [i, j, k] = obs[n].at;
+      residual[n] = obs[n].y - terms.predict(i, j, k) - (cp.empty() ? 0.0 : cp.predict(obs[n].at));
+    }
+  };
+  if (!cp.empty()) cp.prepare(obs);
+  refresh();
+  double prev = std::numeric_limits<double>::infinity();
+  double loss = prev;
+  for (int it = 0; it < o.max_iterations; ++it) {
+    terms.sweep(obs, residual);
+    if (!cp.empty()) {
+      for (std::size_t n = 0; n < obs.size(); ++n) {
+        const auto& [i, j, k] = obs[n].at;
+        rest[n].y = obs[n].y - terms.predict(i, j, k);
+      }
+      cp.sweep(rest, o.lambda);
+      refresh();
+    }
+    loss = terms.penalty() + (cp.empty() ? 0.0 : cp.penalty(o.lambda));
+    for (double r : residual) loss += r * r;
+    if (std::abs(prev - loss) <= o.tolerance * std::max(1.0, std::abs(loss))) break;
+    prev = loss;
+  }
+  return loss;
+}
+
 std::size_t parameters(const Structure& s, const std::array<std::size_t, 3>& d) {
   const std::size_t sum = d[0] + d[1] + d[2];
   return (s.main_effects ? sum : 0) + static_cast<std::size_t>(s.pair_rank) * 2 * sum +
@@ -159,14 +232,15 @@ std::size_t parameters(const Structure& s, const std::array<std::size_t, 3>& d) 
 }
 
 // Fits one structure with restarts and returns predictions (fitting space) for every cell.
-std::vector<double> fit_predict(const std::array<std::size_t, 3>& dims, const std::vector<Observation>& raw,
-                                const Structure& s, const CompletionOptions& o, std::uint64_t seed, double* loss_out) {
+std::vector<double> fit_predict(const TensorLayout& layout, const std::vector<Observation>& raw, const Structure& s,
+                                const CompletionOptions& o, std::uint64_t seed, double* loss_out) {
+  const std::array<std::size_t, 3>& dims = layout.dims;
   std::mt19937_64 rng(seed);
   double best = std::numeric_limits<double>::infinity();
   // With main effects the global mean is taken out first, so the ridge does not pull the whole
   // tensor towards 0 (an unpenalised intercept); a pure CP model is fitted to the data as given.
   double mean = 0.0;
-  if (s.main_effects) {
+  if (s.main_effects || s.interactions) {
     for (const Observation& ob : raw) mean += ob.y;
     mean /= static_cast<double>(raw.size());
   }
@@ -183,13 +257,16 @@ std::vector<double> fit_predict(const std::array<std::size_t, 3>& dims, const st
   for (int r = 0; r < restarts; ++r) {
     AlsModel model(dims, components(s));
     model.init(rng, scale);
-    const double loss = model.fit(obs, o.lambda, o.max_iterations, o.tolerance);
+    AdditiveTerms terms(layout, table_terms(s, o));
+    const double loss = terms.empty() ? model.fit(obs, o.lambda, o.max_iterations, o.tolerance)
+                                      : fit_joint(model, terms, obs, o);
     if (loss < best) {
       best = loss;
       for (std::size_t i = 0; i < dims[0]; ++i)
         for (std::size_t j = 0; j < dims[1]; ++j)
           for (std::size_t k = 0; k < dims[2]; ++k)
-            best_values[(i * dims[1] + j) * dims[2] + k] = mean + model.predict({i, j, k});
+            best_values[(i * dims[1] + j) * dims[2] + k] =
+                mean + (model.empty() ? 0.0 : model.predict({i, j, k})) + terms.predict(i, j, k);
     }
   }
   if (loss_out) *loss_out = best;
@@ -207,7 +284,8 @@ Structure clamp(Structure s, const std::array<std::size_t, 3>& dims, std::size_t
 
 CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOptions& options) {
   if (options.rank < 0 || options.pair_rank < 0) throw std::invalid_argument("ranks must not be negative");
-  const std::array<std::size_t, 3> dims{known.dim_jobs(), known.dim_gpus(), known.dim_configs()};
+  const TensorLayout layout = detail::make_layout(known);
+  const std::array<std::size_t, 3>& dims = layout.dims;
   std::vector<Observation> obs;
   for (std::size_t i = 0; i < dims[0]; ++i)
     for (std::size_t j = 0; j < dims[1]; ++j)
@@ -222,7 +300,9 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
   if (obs.empty()) throw std::invalid_argument("tensor completion needs at least one known cell");
 
   CompletionResult result;
-  Structure wanted{options.rank, options.pair_rank, options.main_effects};
+  // Cross-validation with the interaction tables never tries pairwise terms: do not warn about them.
+  const int pair_rank = options.auto_select && options.interactions ? 0 : options.pair_rank;
+  Structure wanted{options.rank, pair_rank, options.main_effects, options.interactions, false};
   Structure s = clamp(wanted, dims, obs.size());
   if (s.rank != wanted.rank || s.pair_rank != wanted.pair_rank)
     result.warnings.push_back(fmt::format(
@@ -232,9 +312,19 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
   if (options.auto_select && obs.size() >= 8) {
     // Candidates from simplest up to the clamped structure; 4-fold CV over the known cells.
     std::vector<Structure> cands;
-    for (int p = 0; p <= s.pair_rank; ++p)
-      for (int r = 0; r <= s.rank; ++r)
-        if (s.main_effects || p > 0 || r > 0) cands.push_back({r, p, s.main_effects});
+    if (s.interactions) {
+      // The interaction tables (with and without family x configuration) and the tables with
+      // 1..rank CP components on top; pairwise terms are subsumed by the tables. Main effects alone
+      // are not a candidate: the ridge already shrinks the tables to them where data is thin, and
+      // 4-fold CV on a few dozen cells picked them by noise (docs/models.md).
+      cands.push_back({0, 0, true, true, false});
+      cands.push_back({0, 0, true, true, true});
+      for (int r = 1; r <= s.rank; ++r) cands.push_back({r, 0, true, true, false});
+    } else {
+      for (int p = 0; p <= s.pair_rank; ++p)
+        for (int r = 0; r <= s.rank; ++r)
+          if (s.main_effects || p > 0 || r > 0) cands.push_back({r, p, s.main_effects});
+    }
     std::vector<std::size_t> perm(obs.size());
     for (std::size_t n = 0; n < perm.size(); ++n) perm[n] = n;
     std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
@@ -255,7 +345,7 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
           err = std::numeric_limits<double>::infinity();
           break;
         }
-        auto pred = fit_predict(dims, train, c, cv_options, options.seed + f, nullptr);
+        auto pred = fit_predict(layout, train, c, cv_options, options.seed + f, nullptr);
         for (const Observation& t : test) {
           const double e = pred[(t.at[0] * dims[1] + t.at[1]) * dims[2] + t.at[2]] - t.y;
           err += std::abs(e);  // absolute log error ~ relative error; robust to a few outliers
@@ -270,10 +360,12 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
   }
 
   double loss = 0.0;
-  std::vector<double> fitted = fit_predict(dims, obs, s, options, options.seed, &loss);
+  std::vector<double> fitted = fit_predict(layout, obs, s, options, options.seed, &loss);
   result.rank = s.rank;
   result.pair_rank = s.pair_rank;
   result.main_effects = s.main_effects;
+  result.interactions = s.interactions;
+  result.family_config = s.family_config;
   double sq = 0.0;
   for (const Observation& o : obs) {
     const double e = fitted[(o.at[0] * dims[1] + o.at[1]) * dims[2] + o.at[2]] - o.y;

@@ -17,6 +17,11 @@
 namespace hetsim {
 namespace {
 
+// Which mechanism a spec runs under (RunSpec::mechanism_kind).
+bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
+  return spec.mechanism_kind == "gavel" || (spec.mechanism_kind == "auto" && info && !info->make);
+}
+
 // work / best rate at the requested GPU count over all types (the job alone on its fastest type).
 std::vector<double> ideal_runtimes(const Cluster& cluster, const Workload& workload, const ThroughputModel& model) {
   std::vector<double> out(workload.jobs.size(), -1.0);
@@ -45,14 +50,33 @@ void add_solver_stats(RunSummary& s, const SolverStats& solver) {
   s.solver_s_max = solver.solver_s_max;
 }
 
+// The standard recorder first, then the caller's sinks, each told the cluster before the run.
+std::vector<JobEventSink*> with_extra_sinks(const Cluster& cluster, RunRecorder& recorder,
+                                            std::span<JobEventSink* const> extra_sinks) {
+  std::vector<JobEventSink*> sinks{&recorder};
+  for (JobEventSink* sink : extra_sinks) {
+    sink->on_run_start(cluster);
+    sinks.push_back(sink);
+  }
+  return sinks;
+}
+
 }  // namespace
+
+void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry) {
+  const PolicyInfo* info = registry.find(spec.policy);
+  if (uses_gavel_mechanism(spec, info))
+    registry.make_allocation(spec.policy, spec.params, spec.seed);
+  else
+    registry.make(spec.policy, spec.params, spec.seed);
+}
 
 RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
-                   RunInfo info) {
+                   RunInfo info, std::span<JobEventSink* const> extra_sinks) {
   RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
-  Mechanism mechanism(cluster, workload, model, policy, placement, config, {&recorder});
+  Mechanism mechanism(cluster, workload, model, policy, placement, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
   out.stats = mechanism.run();
   out.summary = summarize(recorder, cluster);
@@ -63,10 +87,11 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
 }
 
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
-                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info) {
+                         AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
+                         std::span<JobEventSink* const> extra_sinks) {
   RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
-  GavelMechanism mechanism(cluster, workload, model, policy, config, {&recorder});
+  GavelMechanism mechanism(cluster, workload, model, policy, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
   out.stats = mechanism.run();
   out.solver = mechanism.solver();
@@ -78,13 +103,13 @@ RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const
   return out;
 }
 
-RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
+RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
+                         std::span<JobEventSink* const> extra_sinks) {
   // Check the cheap things first so a typo fails before a large trace is read.
   const std::string& kind = spec.mechanism_kind;
   if (kind != "auto" && kind != "event" && kind != "gavel")
     throw InputError("", 0, "--mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)");
-  const PolicyInfo* policy_info = registry.find(spec.policy);
-  const bool gavel = kind == "gavel" || (kind == "auto" && policy_info && !policy_info->make);
+  const bool gavel = uses_gavel_mechanism(spec, registry.find(spec.policy));
   std::unique_ptr<SchedulingPolicy> policy;
   std::unique_ptr<AllocationPolicy> allocation_policy;
   if (gavel)
@@ -97,13 +122,27 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
     throw InputError("", 0, "--placement", "unknown placement '" + spec.placement + "' (known: " + known + ")");
   }
-  if (spec.mechanism.restart_overhead_s < 0)
-    throw InputError("", 0, "--restart-overhead", "must not be negative");
-  if (spec.mechanism.interval_s < 0) throw InputError("", 0, "--interval", "must not be negative");
+  auto check_seconds = [](double v, const char* field, double min_positive) {
+    if (!(v >= 0.0 && v <= kMaxSimSeconds))
+      throw InputError("", 0, field, fmt::format("must be a number of seconds in [0, {:.0e}], got {}", kMaxSimSeconds, v));
+    if (v > 0.0 && v < min_positive)
+      throw InputError("", 0, field, fmt::format("must be 0 or at least {} s, got {}", min_positive, v));
+  };
+  check_seconds(spec.mechanism.restart_overhead_s, "--restart-overhead", 0.0);
+  // Rounds shorter than a millisecond would make a run of any length take billions of rounds.
+  check_seconds(spec.mechanism.interval_s, "--interval", 1e-3);
+  if (spec.mechanism.until_s) check_seconds(*spec.mechanism.until_s, "--until", 0.0);
+  if (spec.cluster_scale < 1) throw InputError("", 0, "cluster_scale", "must be at least 1");
+  if (spec.generator && !spec.trace.empty())
+    throw InputError(spec.trace, 0, "generator", "a run takes either a trace or the generator, not both");
+  if (spec.generator && spec.throughputs.empty())
+    throw InputError("", 0, "generator", "the generator draws job types from a Gavel throughput table: set throughputs");
   Cluster cluster = resolve_cluster(spec.cluster);
+  if (spec.cluster_scale > 1) cluster = scale_cluster(cluster, spec.cluster_scale);
   Workload workload;
   if (!spec.workload.empty()) {
     if (!spec.trace.empty()) throw InputError("", 0, "--workload", "give either --trace or --workload, not both");
+    if (spec.generator) throw InputError("", 0, "--workload", "give either --workload or the generator, not both");
     if (!spec.throughputs.empty())
       throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
     if (spec.model != "auto" || !spec.model_params.empty())
@@ -124,9 +163,13 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
     RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
-    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info));
+    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info), extra_sinks);
   }
-  if (spec.trace.empty()) {
+  if (spec.generator) {
+    GavelWorkloadConfig cfg = *spec.generator;
+    cfg.seed = spec.seed;
+    workload = make_gavel_workload(cfg, read_generator_job_types(spec.throughputs, cfg.reference_gpu), spec.throughputs);
+  } else if (spec.trace.empty()) {
     SyntheticWorkloadConfig cfg;
     cfg.seed = spec.seed;
     workload = make_synthetic_workload(cfg);
@@ -143,7 +186,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
     config.restart_overhead_s = spec.mechanism.restart_overhead_s;
     config.until_s = spec.mechanism.until_s;
     config.seed = spec.seed;
-    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info));
+    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks);
   }
   MechanismConfig mech = spec.mechanism;
   // A round-based policy brings its own round length unless --interval says otherwise.
@@ -171,7 +214,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry) {
   } else if (spec.profiling != "oracle") {
     throw InputError("", 0, "--profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'");
   }
-  RunOutput out = simulate(cluster, workload, *model, *policy, *placement, mech, std::move(info));
+  RunOutput out = simulate(cluster, workload, *model, *policy, *placement, mech, std::move(info), extra_sinks);
   out.model_notes = std::move(notes);
   return out;
 }

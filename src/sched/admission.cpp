@@ -5,8 +5,13 @@
 
 namespace hetsim {
 
-std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
+namespace {
+
+std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
   if (!spec.invalid_reason.empty()) return spec.invalid_reason;
+  if (!(spec.submit.seconds() <= kMaxSimSeconds))
+    return fmt::format("job {} arrives at {:.3g} s, beyond the simulation horizon of {:.0e} s", spec.id,
+                       spec.submit.seconds(), kMaxSimSeconds);
   // Readers already reject these with file:line; jobs built in code reach here unchecked.
   if (!(spec.priority_weight > 0.0))
     return fmt::format("job {}: priority weight must be positive (got {})", spec.id, spec.priority_weight);
@@ -21,13 +26,31 @@ std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& c
     largest = std::max(largest, have);
     if (have < spec.requested_gpus) continue;
     AllocationShape shape{type, spec.requested_gpus, spec.requested_gpus <= cluster.max_gpus_per_node(type)};
-    if (model.rate(spec, shape) > 0.0) return std::nullopt;
+    const double rate = model.rate(spec, shape);
+    if (rate > 0.0) {
+      if (spec.work / rate > kMaxSimSeconds)
+        return fmt::format("job {} needs {:.3g} s even on its fastest GPU type, beyond the simulation horizon of "
+                           "{:.0e} s (work {:.3g} {} at {:.3g}/s)",
+                           spec.id, spec.work / rate, kMaxSimSeconds, spec.work, to_string(spec.unit), rate);
+      return std::nullopt;
+    }
   }
   if (largest < spec.requested_gpus)
     return fmt::format("job {} requests {} GPUs of one type; the largest GPU type of cluster '{}' has {}", spec.id,
                        spec.requested_gpus, cluster.name(), largest);
   return fmt::format("job {} has zero throughput on {} GPUs of every GPU type with that many GPUs", spec.id,
                      spec.requested_gpus);
+}
+
+}  // namespace
+
+std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
+  auto reason = why_never_runs(spec, cluster, model);
+  if (!reason || spec.source_file.empty()) return reason;
+  // Point the user at the trace row (reasons found while reading already start with it).
+  std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
+  if (reason->rfind(where, 0) != 0) *reason = where + *reason;
+  return reason;
 }
 
 }  // namespace hetsim

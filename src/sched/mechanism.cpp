@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "hetsim/sched/admission.hpp"
+
 namespace hetsim {
 namespace {
 constexpr std::size_t kMaxWarnings = 20;
@@ -39,9 +41,12 @@ MechanismStats Mechanism::run() {
     // The queue ran dry: whatever is not final was left waiting by the policy.
     for (JobRuntime& job : jobs_) {
       if (job.status == JobStatus::Pending || job.status == JobStatus::Running) {
-        if (job.status == JobStatus::Running) stop_job(job, "run ended", false);
+        const bool was_running = job.status == JobStatus::Running;
+        if (was_running) stop_job(job, "run ended", false);
         job.status = JobStatus::Unfinished;
-        job.reason = "still waiting when no event was left: the policy never gave it GPUs";
+        job.reason = was_running ? fmt::format("would finish beyond the simulation horizon of {:.0e} s on its GPUs",
+                                               kMaxSimSeconds)
+                                 : "still waiting when no event was left: the policy never gave it GPUs";
         emit(JobEventKind::Unfinished, job, {}, job.reason);
       }
     }
@@ -68,38 +73,12 @@ void Mechanism::handle(const Event& event) {
 
 bool Mechanism::all_done() const { return final_jobs_ == jobs_.size(); }
 
-std::optional<std::string> Mechanism::admission_error(const JobSpec& spec) const {
-  if (!spec.invalid_reason.empty()) return spec.invalid_reason;
-  if (auto reason = model_.check_job(spec, cluster_)) return reason;
-  if (spec.requested_gpus > cluster_.total_gpus())
-    return fmt::format("job {} requests {} GPUs; cluster '{}' has {}", spec.id, spec.requested_gpus,
-                       cluster_.name(), cluster_.total_gpus());
-  int largest = 0;
-  for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t) {
-    auto type = static_cast<GpuTypeId>(t);
-    int have = cluster_.gpus_of_type(type);
-    largest = std::max(largest, have);
-    if (have < spec.requested_gpus) continue;
-    AllocationShape shape{type, spec.requested_gpus, spec.requested_gpus <= cluster_.max_gpus_per_node(type)};
-    if (model_.rate(spec, shape) > 0.0) return std::nullopt;
-  }
-  if (largest < spec.requested_gpus)
-    return fmt::format("job {} requests {} GPUs of one type; the largest GPU type of cluster '{}' has {}", spec.id,
-                       spec.requested_gpus, cluster_.name(), largest);
-  return fmt::format("job {} has zero throughput on {} GPUs of every GPU type with that many GPUs", spec.id,
-                     spec.requested_gpus);
-}
-
 void Mechanism::on_arrival(JobIndex j) {
   JobRuntime& job = jobs_[static_cast<std::size_t>(j)];
   job.updated = sim_.now();
-  if (auto reason = admission_error(*job.spec)) {
+  if (auto reason = admission_error(*job.spec, cluster_, model_)) {
     job.status = JobStatus::Rejected;
     job.reason = *reason;
-    // Point the user at the trace row (reasons found while reading already start with it).
-    const JobSpec& spec = *job.spec;
-    std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
-    if (!spec.source_file.empty() && job.reason.rfind(where, 0) != 0) job.reason = where + job.reason;
     ++final_jobs_;
     emit(JobEventKind::Rejected, job, {}, job.reason);
     return;
@@ -319,6 +298,9 @@ void Mechanism::schedule_completion(JobRuntime& job) {
     if (!std::isfinite(seconds)) return;  // never completes here; a later decision must move it
   }
   SimTime start = std::max(job.resume_at, sim_.now());
+  // Past the horizon the job cannot finish in this run; with no completion event it ends
+  // "unfinished" with its reason rather than "completed" at the edge of the clock.
+  if (!(start.seconds() + seconds <= kMaxSimSeconds)) return;
   sim_.schedule(start + SimTime::from_seconds(seconds), EventClass::Completion, job.index, job.generation);
 }
 

@@ -7,11 +7,13 @@
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
+namespace {
 
-nlohmann::json parse_json_file(const std::string& path) {
+template <class Json>
+Json parse_file(const std::string& path) {
   const std::string text = read_file(path);
   try {
-    return nlohmann::json::parse(text);
+    return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     const std::size_t end = std::min<std::size_t>(e.byte, text.size());
     const auto line =
@@ -19,5 +21,11 @@ nlohmann::json parse_json_file(const std::string& path) {
     throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
   }
 }
+
+}  // namespace
+
+nlohmann::json parse_json_file(const std::string& path) { return parse_file<nlohmann::json>(path); }
+
+nlohmann::ordered_json read_json_file(const std::string& path) { return parse_file<nlohmann::ordered_json>(path); }
 
 }  // namespace hetsim

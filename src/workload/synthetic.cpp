@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 #include <random>
 
+#include "hetsim/util/random.hpp"
+
 namespace hetsim {
-namespace {
-// Uniform in [0,1) from the top 53 bits: identical on every platform.
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-}  // namespace
 
 Workload make_synthetic_workload(const SyntheticWorkloadConfig& config) {
   std::mt19937_64 rng(config.seed);

@@ -14,6 +14,10 @@ using NodeId = int;     ///< Index into Cluster::nodes().
 using RackId = int;     ///< Index into Cluster::racks().
 using GpuTypeId = int;  ///< Index into Cluster::gpu_types().
 
+/// Most GPUs one cluster may have (ten times the largest public trace's cluster): a typo in a spec
+/// must fail with an error, not exhaust the machine's memory.
+inline constexpr long long kMaxClusterGpus = 1'000'000;
+
 /// A GPU model. `name` is matched case-insensitively against throughput tables (stored lower-case).
 struct GpuType {
   std::string name;

@@ -27,6 +27,11 @@ std::optional<Cluster> make_preset(const std::string& name);
 /// Every preset as (name, one-line description), in a stable order for `hetsim list`.
 std::vector<std::pair<std::string, std::string>> list_presets();
 
+/// The cluster with every node repeated `copies` times (copy k >= 1 of node "n" is "n#k", on the
+/// same rack), named "<name>x<copies>": the "cluster scale" axis of experiments. Throws InputError
+/// (field "cluster_scale") when copies < 1.
+Cluster scale_cluster(const Cluster& cluster, int copies);
+
 /// A preset when `preset_or_file` names one, else the spec file at that path. Throws InputError
 /// listing the preset names when it is neither, or the loader's error for a bad file.
 Cluster resolve_cluster(const std::string& preset_or_file);

@@ -7,6 +7,11 @@
 
 namespace hetsim {
 
+/// Longest simulated span hetsim accepts, in seconds (about 31,700 years): inputs beyond it are
+/// rejected as errors, and a job that would finish after it is reported unfinished, so a run never
+/// reaches the edge of the int64 microsecond range.
+inline constexpr double kMaxSimSeconds = 1e12;
+
 /// A point or span of simulated time in integer microseconds. Value type; ordering is total.
 class SimTime {
  public:
@@ -25,9 +30,14 @@ class SimTime {
   constexpr double seconds() const { return static_cast<double>(us_) / 1e6; }
 
   constexpr auto operator<=>(const SimTime&) const = default;
-  constexpr SimTime operator+(SimTime o) const { return SimTime(us_ + o.us_); }
+  /// Saturates at SimTime::max() (never overflows), so "never" plus anything stays "never".
+  constexpr SimTime operator+(SimTime o) const {
+    std::int64_t out = 0;
+    if (__builtin_add_overflow(us_, o.us_, &out)) return o.us_ > 0 ? max() : SimTime(std::numeric_limits<std::int64_t>::min());
+    return SimTime(out);
+  }
   constexpr SimTime operator-(SimTime o) const { return SimTime(us_ - o.us_); }
-  constexpr SimTime& operator+=(SimTime o) { us_ += o.us_; return *this; }
+  constexpr SimTime& operator+=(SimTime o) { *this = *this + o; return *this; }
 
  private:
   constexpr explicit SimTime(std::int64_t us) : us_(us) {}

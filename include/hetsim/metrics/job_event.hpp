@@ -36,6 +36,9 @@ struct JobEvent {
 class JobEventSink {
  public:
   virtual ~JobEventSink() = default;
+  /// Called once before the first event with the run's cluster (valid for the whole run), so
+  /// sinks created before the cluster was loaded (timelines) can size their tables.
+  virtual void on_run_start(const Cluster& cluster) { (void)cluster; }
   virtual void on_event(const JobEvent& event) = 0;
   /// Called once when the run ends at `end` (the time of the last event handled).
   virtual void on_run_end(SimTime end) { (void)end; }

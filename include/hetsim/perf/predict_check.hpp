@@ -27,21 +27,32 @@ struct PredictCheckRow {
   ErrorStats matrix2d;       ///< 2-D matrix completion baseline
   int rank = 0;              ///< CP rank used in the last trial (after clamping/selection)
   int pair_rank = 0;
+  std::string terms;         ///< model terms chosen in the last trial ("main", "int", "int+fc", "cp")
   std::vector<std::string> warnings;  ///< distinct warnings of the completion
 };
 
+/// How the profiled cells of a job type are drawn.
+enum class ProfilingSampling {
+  uniform,     ///< uniformly among the job type's measured cells
+  single_gpu,  ///< first one single-GPU cell on a random GPU type (what a user profiling a few short
+               ///< runs usually includes), then uniformly among the rest
+};
+
 /// The profiled cells of one trial: for every job type, max(1, round(fraction x its measured
-/// cells)) of them, drawn uniformly without replacement (stratified so no job type is unknown).
-std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng);
+/// cells)) of them, drawn without replacement as `sampling` says (stratified so no job type is
+/// unknown). A job type without a measured single-GPU cell falls back to uniform.
+std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
+                                         ProfilingSampling sampling = ProfilingSampling::uniform);
 
 /// `truth` with every cell outside `keep` set to NaN.
 ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_t>& keep);
 
 /// Runs `trials` random hidings at `fraction` (trial t seeded with seed + t) and scores the three
-/// predictors on the hidden measured cells. Throws std::invalid_argument for a fraction outside
-/// (0, 1) or a tensor with no measured cell.
+/// predictors on the hidden measured cells; all three see the same profiled cells and nothing
+/// else. Throws std::invalid_argument for a fraction outside (0, 1) or a tensor with no measured
+/// cell.
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
-                              std::uint64_t seed);
+                              std::uint64_t seed, ProfilingSampling sampling = ProfilingSampling::uniform);
 
 /// Median / p90 of absolute percentage errors (in %); zeros for an empty list.
 ErrorStats error_stats(std::vector<double> ape_pct);

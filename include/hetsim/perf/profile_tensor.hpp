@@ -48,6 +48,11 @@ struct ProfileTensor {
 /// batch sizes (Heet prototype: "vgg19@64").
 std::string row_key(const std::string& model, int batch_size);
 
+/// Model family of a job key, the part shared by the same model at other batch sizes: the key
+/// before "@" ("vgg19@64" -> "vgg19"; Heet and Sia rows) or before " (batch size" (Gavel:
+/// "ResNet-50 (batch size 64)" -> "ResNet-50"); else the key itself.
+std::string job_family(const std::string& key);
+
 /// The Heet prototype's profiles.json (epoch_time_s[gpu][model][batch][n]) as epochs/s; rows
 /// "model@batch", configurations "1".."4" (GPUs on one host). Throws InputError (file, key path).
 ProfileTensor load_heet_tensor(const std::string& path);

@@ -19,7 +19,12 @@ struct CompletionOptions {
   int pair_rank = 1;         ///< rank of each pairwise term (job x GPU, job x config, GPU x config)
   bool main_effects = true;  ///< per-job, per-GPU and per-configuration terms
   bool log_space = true;     ///< fit log(value) (multiplicative model; predictions stay positive)
-  double lambda = 0.05;      ///< ridge weight on every free factor entry
+  /// Ridge-shrunk interaction tables and scaling slopes (GPU x config, family x GPU, job x GPU,
+  /// per-family / per-job / per-(job, GPU) slope in log2 GPUs; our addition, docs/models.md). They
+  /// include the main effects and replace the pairwise low-rank terms in cross-validation.
+  bool interactions = true;
+  double lambda = 0.05;       ///< ridge weight on every free factor entry and on the main effects
+  double table_lambda = 1.0;  ///< ridge weight on the interaction tables and slopes
   int max_iterations = 500;  ///< ALS sweeps per restart
   double tolerance = 1e-7;   ///< stop when the loss changes by less than this, relative
   int restarts = 3;          ///< random initialisations; the lowest training loss wins
@@ -36,6 +41,8 @@ struct CompletionResult {
   int rank = 0;                       ///< CP rank actually used (after clamping / selection)
   int pair_rank = 0;                  ///< pairwise rank actually used
   bool main_effects = false;
+  bool interactions = false;          ///< the interaction tables were used
+  bool family_config = false;         ///< ... with the family x configuration table
   double train_rmse = 0.0;            ///< on the known cells, in the fitting space
   std::vector<std::string> warnings;  ///< e.g. a rank clamped because the data cannot support it
 };

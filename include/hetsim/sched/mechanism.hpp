@@ -73,7 +73,6 @@ class Mechanism final : public EventHandler {
   void request_pass();
   void run_policy();
   void apply(const Decision& decision);
-  std::optional<std::string> admission_error(const JobSpec& spec) const;
   void check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const;
   void advance(JobRuntime& job);
   double restart_overhead_of(const JobRuntime& job) const;

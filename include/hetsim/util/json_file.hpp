@@ -10,4 +10,8 @@ namespace hetsim {
 /// the file and line (with nlohmann's message) on a syntax error.
 nlohmann::json parse_json_file(const std::string& path);
 
+/// The same, keeping object keys in file order (experiment specs, whose key order is the order of
+/// sweep axes and settings).
+nlohmann::ordered_json read_json_file(const std::string& path);
+
 }  // namespace hetsim

@@ -1,0 +1,66 @@
+#pragma once
+/// Experiment specs: a JSON file that names the runs of an experiment (schema in
+/// docs/experiment-spec.md). Parsing checks everything that can be checked without simulating
+/// (unknown keys, value kinds, missing files, unknown policies and parameters), so a bad spec fails
+/// before any run starts, naming the spec file and the key.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetsim/policy/registry.hpp"
+#include "hetsim/run.hpp"
+
+namespace hetsim {
+
+/// One policy of the experiment with fixed parameter values.
+struct PolicyVariant {
+  std::string label;   ///< unique name in results ("fifo", or "srtf(alpha=2)" for a parameter sweep)
+  std::string name;    ///< registered policy name
+  PolicyParams params;
+};
+
+/// One sweep axis: a run key (or "param.<name>") and the values it takes, in spec order.
+struct SweepAxis {
+  std::string key;
+  std::vector<nlohmann::ordered_json> values;
+};
+
+/// A parsed, validated experiment spec.
+struct ExperimentSpec {
+  std::string path;         ///< the spec file (errors name it)
+  std::string name;         ///< "name" key, else the file stem
+  std::string description;
+  /// Fixed run keys (nested objects flattened to dotted keys, paths resolved), in file order.
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> settings;
+  std::vector<PolicyVariant> policies;
+  std::vector<SweepAxis> axes;
+  std::vector<std::string> metrics;  ///< summary metrics to report; empty = every numeric one
+};
+
+/// One run of an experiment.
+struct ExperimentPoint {
+  std::size_t index = 0;  ///< position in expansion order (axes nested in spec order, policies innermost)
+  std::string id;         ///< unique folder name, e.g. "fifo__generator.jobs_per_hour=4__seed=0"
+  std::string policy;     ///< the PolicyVariant label
+  std::vector<std::pair<std::string, std::string>> axis_values;  ///< axis key -> value as text
+  RunSpec run;
+  /// Canonical JSON of everything that defines the run (written as point.json; resume compares it).
+  std::string fingerprint;
+};
+
+/// Reads and validates a spec file. Throws InputError naming the file and the key.
+ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistry& registry);
+
+/// Validates a parsed spec document; `path` names it in errors and anchors relative paths.
+ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const std::string& path,
+                                     const PolicyRegistry& registry);
+
+/// Expands the cross product of axes and policies into points, and checks each one (policy
+/// parameters, generator settings) before anything runs. Throws InputError naming the spec.
+std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const PolicyRegistry& registry);
+
+/// The text a value takes in results and folder names: strings as they are, numbers as JSON.
+std::string value_text(const nlohmann::ordered_json& value);
+
+}  // namespace hetsim

@@ -1,0 +1,94 @@
+// `hetsim check SPEC --baseline FILE`: the policy-quality regression gate. Runs every point of the
+// spec afresh and compares each metric with a committed results table.
+#include <filesystem>
+#include <fmt/core.h>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "commands.hpp"
+#include "hetsim/experiment/gate.hpp"
+#include "hetsim/experiment/sweep.hpp"
+#include "hetsim/util/error.hpp"
+#include "progress.hpp"
+
+namespace hetsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CheckOptions {
+  std::string spec;
+  std::string baseline;
+  std::string tolerance = "2%";
+  bool update = false;
+  bool all = false;
+  int threads = 2;
+  std::string out;
+};
+
+// A fresh private folder under the system temp dir, removed when the check ends.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / fmt::format("hetsim-check-{:016x}", (std::uint64_t{rd()} << 32) | rd());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
+  auto opts = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Regression gate: run an experiment spec and compare every metric with a baseline results table");
+  cmd->add_option("spec", opts->spec, "Experiment spec (JSON)")->required();
+  cmd->add_option("--baseline", opts->baseline, "Baseline results table (a results.csv)")->required();
+  cmd->add_option("--tolerance", opts->tolerance, "Relative change allowed, e.g. 2% or 0.02")->capture_default_str();
+  cmd->add_flag("--update-baseline", opts->update, "Write this run's results to the baseline file instead of checking");
+  cmd->add_flag("--all", opts->all, "Print every compared value, not only those that moved");
+  cmd->add_option("-j,--jobs", opts->threads, "Runs in parallel (threads)")->capture_default_str();
+  cmd->add_option("--out", opts->out, "Keep the run's outputs in this folder (default: a temporary folder)");
+  return [opts, &registry]() -> int {
+    const double tolerance = parse_tolerance(opts->tolerance);
+    const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
+    const auto points = expand_points(spec, registry);
+    std::vector<ResultRow> baseline;
+    if (!opts->update) baseline = read_results_csv(opts->baseline);  // a missing baseline fails before any run
+    TempDir temp;
+    SweepOptions so;
+    so.out_dir = opts->out.empty() ? temp.path.string() : opts->out;
+    so.threads = opts->threads;
+    so.resume = false;  // a gate must measure the code as it is now
+    ProgressBar bar;
+    so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
+    const SweepCounts c = run_sweep(spec, points, registry, so);
+    const fs::path results = fs::path(so.out_dir) / "results.csv";
+    if (c.failed > 0) {
+      fmt::print(stderr, "hetsim: {} of {} points failed (errors in {}/failures.csv); exit code {}\n", c.failed,
+                 points.size(), so.out_dir, static_cast<int>(kPointsFailed));
+      return kPointsFailed;
+    }
+    if (opts->update) {
+      fs::copy_file(results, opts->baseline, fs::copy_options::overwrite_existing);
+      fmt::print("baseline {} updated from {} points\n", opts->baseline, points.size());
+      return kOk;
+    }
+    const GateReport report = check_against_baseline(baseline, read_results_csv(results.string()), tolerance);
+    fmt::print("check {} against {}\n", spec.name, opts->baseline);
+    print_gate_report(std::cout, report, tolerance, opts->all);
+    if (!report.passed()) {
+      fmt::print(stderr, "hetsim: regression against {} (exit code {}); if the change is intended, rerun with "
+                         "--update-baseline and commit the baseline\n",
+                 opts->baseline, static_cast<int>(kRegression));
+      return kRegression;
+    }
+    return kOk;
+  };
+}
+
+}  // namespace hetsim::app

@@ -1,0 +1,119 @@
+#include "run_options.hpp"
+
+#include <fmt/format.h>
+
+#include "hetsim/util/error.hpp"
+
+namespace hetsim::app {
+
+void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
+  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`) or cluster JSON file")
+      ->capture_default_str();
+  cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
+  cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
+  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--workload", opts.spec.workload,
+                  "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
+                  "restart overhead 30 s unless --restart-overhead is given");
+  cmd->add_option("--profiles", opts.spec.profiles,
+                  "Folder of Pollux/Sia application profiles (<app>/placements*.csv, validation-*.csv); repeatable; "
+                  "default: the traces/ folder above the workload, then pollux/traces beside it");
+  cmd->add_option("--step-model", opts.spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
+      ->capture_default_str();
+  cmd->add_flag("--exact-epochs", opts.spec.exact_epochs,
+                "Goodput model: exact progress, instead of epochs that end on whole seconds after each resume "
+                "(the Pollux simulator's clock)");
+  cmd->add_flag("--sia-restart-costs", opts.spec.sia_restart_costs,
+                "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
+  cmd->add_option("--throughputs", opts.spec.throughputs,
+                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
+  opts.generate_option = cmd->add_option("--generate", opts.generate_jobs,
+                  "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
+  opts.jobs_per_hour_option = cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
+  opts.single_gpu_option = cmd->add_flag("--single-gpu", opts.single_gpu, "With --generate: every job on 1 GPU (default: Philly GPU-count mix)");
+  if (with_policy)
+    cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
+  cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
+  cmd->add_option("--mechanism", opts.spec.mechanism_kind,
+                  "auto, event (event-driven; rounds with --interval) or gavel (Gavel's round-based time sharing "
+                  "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
+                  "policies")
+      ->capture_default_str();
+  cmd->add_option("--model", opts.spec.model,
+                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
+                  "(docs/models.md)")
+      ->capture_default_str();
+  cmd->add_option("--model-param", opts.model_params,
+                  "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
+                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
+  cmd->add_option("--placement", opts.spec.placement,
+                  "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
+      ->capture_default_str();
+  opts.restart_option = cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
+                                        "Seconds without progress at every start, resume, move or resize of a job")
+                            ->capture_default_str();
+  cmd->add_option("--interval", opts.spec.mechanism.interval_s,
+                  "Round length in seconds; 0 = run the policy at every arrival and completion")
+      ->capture_default_str();
+  cmd->add_flag("--schedule-on-arrival", opts.spec.mechanism.schedule_on_arrival,
+                "In round mode, also run the policy when a job arrives");
+  cmd->add_option("--heet-round", opts.spec.trace_options.heet_round_s, "Seconds per arrival round in Heet prototype traces")
+      ->capture_default_str();
+  cmd->add_option("--profiling", opts.spec.profiling,
+                  "What policies plan with: oracle (the measured table) or cf (Heet's collaborative filtering from a "
+                  "profiled share; every job pays its profiling runs)")
+      ->capture_default_str();
+  cmd->add_option("--profiled-fraction", opts.spec.profiled_fraction,
+                  "With --profiling cf: share of each job type's profile cells that are measured")
+      ->capture_default_str();
+  cmd->add_option("--profiling-run-s", opts.spec.profiling_run_s, "With --profiling cf: seconds per profiling run")
+      ->capture_default_str();
+  cmd->add_option("--profiling-runs", opts.spec.profiling_runs,
+                  "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
+      ->capture_default_str();
+  cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
+  opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
+}
+
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option) {
+  std::map<std::string, std::string> params;
+  for (const std::string& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("", 0, option, "expected key=value, got '" + item + "'");
+    params[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return params;
+}
+
+RunSpec to_run_spec(const RunOptions& opts) {
+  RunSpec spec = opts.spec;
+  // The Pollux simulator charges 30 s per (re)allocation; that is the default for its workloads.
+  if (!spec.workload.empty() && opts.restart_option && opts.restart_option->count() == 0)
+    spec.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
+  auto format = parse_trace_format(opts.format);
+  if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts.format + "'");
+  spec.format = *format;
+  spec.params = parse_params(opts.params);
+  spec.model_params = parse_params(opts.model_params, "--model-param");
+  // Given options are checked, never silently ignored (run_simulation checks the range).
+  if (opts.until_option && opts.until_option->count() > 0) spec.mechanism.until_s = opts.until_s;
+  const bool generate = opts.generate_option && opts.generate_option->count() > 0;
+  if (generate && opts.generate_jobs < 1)
+    throw InputError("", 0, "--generate", fmt::format("must be at least 1 job, got {}", opts.generate_jobs));
+  if (!generate && ((opts.jobs_per_hour_option && opts.jobs_per_hour_option->count() > 0) ||
+                    (opts.single_gpu_option && opts.single_gpu_option->count() > 0)))
+    throw InputError("", 0, "--jobs-per-hour", "--jobs-per-hour and --single-gpu only apply with --generate N");
+  if (generate && !(opts.jobs_per_hour > 0.0 && opts.jobs_per_hour <= 1e9))
+    throw InputError("", 0, "--jobs-per-hour", fmt::format("must be in (0, 1e9], got {}", opts.jobs_per_hour));
+  if (generate) {
+    GavelWorkloadConfig g;
+    g.jobs = opts.generate_jobs;
+    g.jobs_per_hour = opts.jobs_per_hour;
+    g.multi_gpu = !opts.single_gpu;
+    spec.generator = g;
+  }
+  return spec;
+}
+
+}  // namespace hetsim::app

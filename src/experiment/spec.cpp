@@ -1,0 +1,359 @@
+#include "hetsim/experiment/spec.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/experiment/results.hpp"
+#include "hetsim/experiment/run_keys.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
+
+namespace hetsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+constexpr const char* kSpecKeys = "name, description, policies, sweep, metrics";
+
+struct Keys {
+  std::vector<RunKey> list = run_keys();
+  const RunKey* find(std::string_view name) const {
+    for (const RunKey& k : list)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+  // True when `prefix.` starts some key (so a nested object under `prefix` can be flattened).
+  bool is_group(std::string_view prefix) const {
+    for (const RunKey& k : list)
+      if (k.name.size() > prefix.size() && k.name.compare(0, prefix.size(), prefix) == 0 && k.name[prefix.size()] == '.')
+        return true;
+    return false;
+  }
+  std::string names() const {
+    std::string out;
+    for (const RunKey& k : list) out += (out.empty() ? "" : ", ") + k.name;
+    return out + ", param.<name>, model_param.<name>";
+  }
+};
+
+bool has_prefix(std::string_view key, std::string_view prefix) {
+  return key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix;
+}
+
+// "param.<name>" and "model_param.<name>": free-form parameters checked when the run is built.
+bool is_param_key(std::string_view key) { return has_prefix(key, kParamKeyPrefix) || has_prefix(key, kModelParamKeyPrefix); }
+
+// Checks a value against its key's kind, resolves paths against the spec's folder, checks files
+// exist, and tries the setter on a scratch RunSpec. Returns the value to store.
+Json check_value(const Keys& keys, const std::string& key, const Json& value, const std::string& spec_path,
+                 const std::string& field) {
+  if (is_param_key(key)) {
+    if (!value.is_string() && !value.is_number() && !value.is_boolean())
+      throw InputError(spec_path, 0, field, "a parameter must be a string, number or boolean");
+    return value;
+  }
+  const RunKey* k = keys.find(key);
+  if (!k) throw InputError(spec_path, 0, field, fmt::format("unknown key '{}' (known: {}, {})", key, kSpecKeys, keys.names()));
+  bool ok = false;
+  switch (k->kind) {
+    case RunKeyKind::Text:
+    case RunKeyKind::Path:
+    case RunKeyKind::Folder:
+    case RunKeyKind::Cluster: ok = value.is_string(); break;
+    case RunKeyKind::Number: ok = value.is_number(); break;
+    case RunKeyKind::Integer: ok = value.is_number_integer(); break;
+    case RunKeyKind::Boolean: ok = value.is_boolean(); break;
+  }
+  if (!ok) throw InputError(spec_path, 0, field, fmt::format("expected {}, got {}", describe(k->kind), value.dump()));
+  Json stored = value;
+  const fs::path base = fs::path(spec_path).parent_path();
+  auto resolve = [&](const std::string& text) { return (base / text).lexically_normal().generic_string(); };
+  if (k->kind == RunKeyKind::Path) {
+    const std::string file = resolve(value.get<std::string>());
+    if (!fs::is_regular_file(file))
+      throw InputError(spec_path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
+    stored = file;
+  } else if (k->kind == RunKeyKind::Folder) {
+    const std::string folder = resolve(value.get<std::string>());
+    if (!fs::is_directory(folder))
+      throw InputError(spec_path, 0, field, fmt::format("folder not found: {} (paths are relative to the spec file)", folder));
+    stored = folder;
+  } else if (k->kind == RunKeyKind::Cluster && !make_preset(value.get<std::string>())) {
+    const std::string file = resolve(value.get<std::string>());
+    if (!fs::is_regular_file(file)) {
+      std::string presets;
+      for (const auto& [name, d] : list_presets()) presets += (presets.empty() ? "" : ", ") + name;
+      throw InputError(spec_path, 0, field,
+                       fmt::format("'{}' is neither a preset ({}) nor a cluster file ({} not found)",
+                                   value.get<std::string>(), presets, file));
+    }
+    load_cluster_spec(file);  // a bad cluster file fails now, with the loader's file:field message
+    stored = file;
+  }
+  try {
+    RunSpec scratch;
+    k->set(scratch, stored);
+  } catch (const std::exception& e) {
+    throw InputError(spec_path, 0, field, e.what());
+  }
+  return stored;
+}
+
+// Flattens {"generator": {"jobs": 5}} into ("generator.jobs", 5); other values pass through.
+void flatten(const Keys& keys, const std::string& key, const Json& value, const std::string& spec_path,
+             std::vector<std::pair<std::string, Json>>& out) {
+  if (value.is_object() && keys.is_group(key)) {
+    for (const auto& [k, v] : value.items()) flatten(keys, key + "." + k, v, spec_path, out);
+    return;
+  }
+  out.emplace_back(key, check_value(keys, key, value, spec_path, key));
+}
+
+std::string param_text(const Json& v) { return value_text(v); }
+
+// Policy entries: "name" or {"name", "label", "params"}; a parameter given as an array expands
+// into one variant per value (cross product over such parameters, in file order).
+std::vector<PolicyVariant> parse_policies(const Json& list, const std::string& spec_path, const PolicyRegistry& registry) {
+  if (!list.is_array() || list.empty())
+    throw InputError(spec_path, 0, "policies", "expected a non-empty array of policy names or {\"name\", \"label\", \"params\"} objects");
+  std::vector<PolicyVariant> variants;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& entry = list[i];
+    const std::string field = fmt::format("policies[{}]", i);
+    std::string name, label;
+    std::vector<std::pair<std::string, std::vector<Json>>> params;
+    if (entry.is_string()) {
+      name = entry.get<std::string>();
+    } else if (entry.is_object()) {
+      for (const auto& [k, v] : entry.items()) {
+        if (k == "name" && v.is_string()) name = v.get<std::string>();
+        else if (k == "label" && v.is_string()) label = v.get<std::string>();
+        else if (k == "params" && v.is_object()) {
+          for (const auto& [pk, pv] : v.items()) {
+            std::vector<Json> values = pv.is_array() ? std::vector<Json>(pv.begin(), pv.end()) : std::vector<Json>{pv};
+            if (values.empty()) throw InputError(spec_path, 0, field + ".params." + pk, "empty list of values");
+            for (const Json& x : values)
+              if (!x.is_string() && !x.is_number() && !x.is_boolean())
+                throw InputError(spec_path, 0, field + ".params." + pk, "a parameter value must be a string, number or boolean");
+            params.emplace_back(pk, std::move(values));
+          }
+        } else {
+          throw InputError(spec_path, 0, field + "." + k,
+                           "unknown key or wrong type (a policy entry has \"name\" (string), \"label\" (string), \"params\" (object))");
+        }
+      }
+    } else {
+      throw InputError(spec_path, 0, field, "expected a policy name or an object");
+    }
+    if (name.empty()) throw InputError(spec_path, 0, field + ".name", "missing policy name");
+    if (!registry.find(name)) {
+      std::string known;
+      for (const PolicyInfo& p : registry.all()) known += (known.empty() ? "" : ", ") + p.name;
+      throw InputError(spec_path, 0, field + ".name", fmt::format("unknown policy '{}' (known: {})", name, known));
+    }
+    // Cross product of the parameter values.
+    std::vector<std::size_t> at(params.size(), 0);
+    while (true) {
+      PolicyVariant v{label.empty() ? name : label, name, {}};
+      std::string varying;
+      for (std::size_t p = 0; p < params.size(); ++p) {
+        v.params[params[p].first] = param_text(params[p].second[at[p]]);
+        if (params[p].second.size() > 1)
+          varying += fmt::format("{}{}={}", varying.empty() ? "" : ",", params[p].first, param_text(params[p].second[at[p]]));
+      }
+      if (!varying.empty()) v.label += "(" + varying + ")";
+      try {
+        RunSpec probe;
+        probe.policy = v.name;
+        probe.params = v.params;
+        check_run_policy(probe, registry);
+      } catch (const InputError& e) {
+        throw InputError(spec_path, 0, field + ".params", e.what());
+      }
+      variants.push_back(std::move(v));
+      std::size_t p = 0;
+      while (p < params.size() && ++at[p] == params[p].second.size()) at[p++] = 0;
+      if (p == params.size()) break;
+    }
+  }
+  std::set<std::string> labels;
+  for (const PolicyVariant& v : variants)
+    if (!labels.insert(v.label).second)
+      throw InputError(spec_path, 0, "policies",
+                       fmt::format("policy label '{}' appears twice: give entries distinct \"label\"s", v.label));
+  return variants;
+}
+
+// Folder-safe version of a point name.
+std::string sanitize(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '-' || c == '_' || c == '=' || c == '(' || c == ')' || c == ',';
+    out += ok ? c : '_';
+  }
+  return out;
+}
+
+void apply(const Keys& keys, RunSpec& run, const std::string& key, const Json& value) {
+  if (has_prefix(key, kParamKeyPrefix)) {
+    run.params[key.substr(kParamKeyPrefix.size())] = value_text(value);
+    return;
+  }
+  if (has_prefix(key, kModelParamKeyPrefix)) {
+    run.model_params[key.substr(kModelParamKeyPrefix.size())] = value_text(value);
+    return;
+  }
+  keys.find(key)->set(run, value);
+}
+
+}  // namespace
+
+std::string value_text(const nlohmann::ordered_json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistry& registry) {
+  return parse_experiment_spec(read_json_file(path), path, registry);
+}
+
+ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const std::string& path,
+                                     const PolicyRegistry& registry) {
+  if (!doc.is_object()) throw InputError(path, 0, "", "an experiment spec must be a JSON object");
+  const Keys keys;
+  ExperimentSpec spec;
+  spec.path = path;
+  spec.name = fs::path(path).stem().string();
+  bool have_policies = false;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "name" || key == "description") {
+      if (!value.is_string()) throw InputError(path, 0, key, "expected a string");
+      (key == "name" ? spec.name : spec.description) = value.get<std::string>();
+    } else if (key == "policies") {
+      spec.policies = parse_policies(value, path, registry);
+      have_policies = true;
+    } else if (key == "sweep") {
+      if (!value.is_object()) throw InputError(path, 0, "sweep", "expected an object of key: [values]");
+      for (const auto& [axis, values] : value.items()) {
+        const std::string field = "sweep." + axis;
+        if (axis == "policy") throw InputError(path, 0, field, "list policies under \"policies\", not as a sweep axis");
+        if (!values.is_array() || values.empty()) throw InputError(path, 0, field, "expected a non-empty array of values");
+        SweepAxis a{axis, {}};
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          a.values.push_back(check_value(keys, axis, values[i], path, fmt::format("{}[{}]", field, i)));
+          if (!seen.insert(value_text(a.values.back())).second)
+            throw InputError(path, 0, fmt::format("{}[{}]", field, i), "value repeated on this axis");
+        }
+        spec.axes.push_back(std::move(a));
+      }
+    } else if (key == "metrics") {
+      if (!value.is_array()) throw InputError(path, 0, "metrics", "expected an array of metric names");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        const std::string field = fmt::format("metrics[{}]", i);
+        if (!value[i].is_string()) throw InputError(path, 0, field, "expected a metric name");
+        const std::string m = value[i].get<std::string>();
+        if (!is_known_metric(m))
+          throw InputError(path, 0, field, fmt::format("unknown metric '{}' (known: {})", m, known_metric_names()));
+        spec.metrics.push_back(m);
+      }
+    } else {
+      flatten(keys, key, value, path, spec.settings);
+    }
+  }
+  if (!have_policies) throw InputError(path, 0, "policies", "missing: list at least one policy");
+  for (const auto& [key, v] : spec.settings) {
+    if (key == "policy") throw InputError(path, 0, key, "list policies under \"policies\"");
+    for (const SweepAxis& a : spec.axes)
+      if (a.key == key) throw InputError(path, 0, "sweep." + key, "this key also has a fixed value; give it one or the other");
+  }
+  for (const PolicyVariant& p : spec.policies)
+    for (const auto& [pk, pv] : p.params) {
+      const std::string key = std::string(kParamKeyPrefix) + pk;
+      for (const auto& [k, v] : spec.settings)
+        if (k == key) throw InputError(path, 0, key, fmt::format("also set in the params of policy '{}'", p.label));
+      for (const SweepAxis& a : spec.axes)
+        if (a.key == key) throw InputError(path, 0, "sweep." + key, fmt::format("also set in the params of policy '{}'", p.label));
+    }
+  return spec;
+}
+
+std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const PolicyRegistry& registry) {
+  const Keys keys;
+  RunSpec base;
+  for (const auto& [key, value] : spec.settings) apply(keys, base, key, value);
+  // As on the command line, Pollux/Sia workloads default to the Pollux simulator's restart cost.
+  bool restart_given = false;
+  for (const auto& [key, value] : spec.settings) restart_given = restart_given || key == "restart_overhead_s";
+  for (const SweepAxis& a : spec.axes) restart_given = restart_given || a.key == "restart_overhead_s";
+  std::vector<ExperimentPoint> points;
+  std::set<std::pair<std::string, std::string>> generator_tables_checked;
+  std::vector<std::size_t> at(spec.axes.size(), 0);
+  while (true) {
+    for (const PolicyVariant& policy : spec.policies) {
+      ExperimentPoint p;
+      p.index = points.size();
+      p.policy = policy.label;
+      p.run = base;
+      p.run.policy = policy.name;
+      for (const auto& [k, v] : policy.params) p.run.params[k] = v;
+      Json fingerprint;
+      fingerprint["policy"] = policy.label;
+      fingerprint["policy_name"] = policy.name;
+      Json settings = Json::object();
+      for (const auto& [key, value] : spec.settings) settings[key] = value;
+      std::string id = policy.label;
+      for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+        const Json& value = spec.axes[a].values[at[a]];
+        apply(keys, p.run, spec.axes[a].key, value);
+        p.axis_values.emplace_back(spec.axes[a].key, value_text(value));
+        settings[spec.axes[a].key] = value;
+        id += "__" + spec.axes[a].key + "=" + value_text(value);
+      }
+      if (!p.run.workload.empty() && !restart_given) p.run.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
+      fingerprint["settings"] = std::move(settings);
+      fingerprint["params"] = Json(std::map<std::string, std::string>(p.run.params.begin(), p.run.params.end()));
+      p.fingerprint = fingerprint.dump(1);
+      p.id = sanitize(id);
+      if (p.id.size() > 150) p.id = fmt::format("{}__p{}", p.id.substr(0, 140), p.index);
+      // Checks that need the whole point: the policy with every parameter, and the generator.
+      const std::string where = fmt::format("point {}", p.id);
+      try {
+        check_run_policy(p.run, registry);
+      } catch (const InputError& e) {
+        throw InputError(spec.path, 0, "policies/param", fmt::format("{}: {}", where, e.what()));
+      }
+      if (p.run.cluster_scale < 1) throw InputError(spec.path, 0, "cluster_scale", where + ": must be at least 1");
+      if (p.run.generator) {
+        const GavelWorkloadConfig& g = *p.run.generator;
+        if (!p.run.trace.empty()) throw InputError(spec.path, 0, "generator", where + ": set either trace or generator.*, not both");
+        if (p.run.throughputs.empty())
+          throw InputError(spec.path, 0, "throughputs", where + ": the generator needs a Gavel throughput table");
+        if (g.jobs <= 0) throw InputError(spec.path, 0, "generator.jobs", where + ": must be positive");
+        if (!(g.jobs_per_hour > 0)) throw InputError(spec.path, 0, "generator.jobs_per_hour", where + ": must be positive");
+        if (generator_tables_checked.emplace(p.run.throughputs, g.reference_gpu).second)
+          read_generator_job_types(p.run.throughputs, g.reference_gpu);
+      }
+      points.push_back(std::move(p));
+    }
+    // Odometer: the last axis turns fastest, so the first axis is the outermost loop.
+    std::size_t a = spec.axes.size();
+    while (a > 0 && ++at[a - 1] == spec.axes[a - 1].values.size()) at[--a] = 0;
+    if (a == 0) break;
+  }
+  std::set<std::string> ids;
+  for (ExperimentPoint& p : points)
+    if (!ids.insert(p.id).second) {
+      p.id = fmt::format("{}__p{}", p.id, p.index);
+      ids.insert(p.id);
+    }
+  return points;
+}
+
+}  // namespace hetsim

@@ -1,0 +1,141 @@
+#include "hetsim/experiment/sweep.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <optional>
+
+#include "hetsim/experiment/results.hpp"
+#include "hetsim/metrics/timeline.hpp"
+#include "hetsim/run.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parallel.hpp"
+#include "hetsim/util/parse.hpp"
+
+namespace hetsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  if (!out) throw InputError(file.string(), 0, "--out", "cannot write file");
+}
+
+// Runs one point into its folder. The marker is written last, so an interrupted run leaves no
+// DONE and is redone on resume.
+void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string(), 0, "--out", "cannot create folder: " + ec.message());
+  fs::remove(dir / "DONE", ec);
+  fs::remove(dir / "FAILED", ec);
+  write_text(dir / "point.json", point.fingerprint);
+  try {
+    UtilizationRecorder utilization;
+    JobEventSink* sinks[] = {&utilization};
+    RunOutput out = run_simulation(point.run, registry, sinks);
+    write_run_outputs(dir.string(), out);
+    std::ofstream csv(dir / "utilization.csv", std::ios::binary);
+    utilization.write_csv(csv);
+    csv.close();
+    write_text(dir / "DONE", "");
+  } catch (const std::exception& e) {
+    write_text(dir / "FAILED", std::string(e.what()) + "\n");
+  }
+}
+
+}  // namespace
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw InputError("", 0, "--shard", "expected I/N, e.g. 0/4");
+  const SourcePos pos{"", 0, "--shard"};
+  const long long i = parse_int(text.substr(0, slash), pos);
+  const long long n = parse_int(text.substr(slash + 1), pos);
+  if (n < 1 || n > 100000 || i < 0 || i >= n)
+    throw InputError("", 0, "--shard", fmt::format("'{}': need 0 <= I < N (I is 0-based)", text));
+  return Shard{static_cast<int>(i), static_cast<int>(n)};
+}
+
+SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points,
+                      const PolicyRegistry& registry, const SweepOptions& options) {
+  const fs::path out(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out / "points", ec);
+  if (ec) throw InputError(options.out_dir, 0, "--out", "cannot create folder: " + ec.message());
+
+  SweepCounts counts;
+  std::vector<bool> included(points.size(), false);
+  std::vector<const ExperimentPoint*> to_run;
+  for (const ExperimentPoint& p : points) {
+    if (!options.shard.contains(p.index)) continue;
+    included[p.index] = true;
+    ++counts.in_shard;
+    if (options.resume && point_status((out / "points" / p.id).string(), p.fingerprint) == PointStatus::Done) {
+      ++counts.skipped;
+      continue;
+    }
+    to_run.push_back(&p);
+  }
+  std::mutex lock;
+  std::size_t finished = 0, failed = 0;
+  parallel_for(to_run.size(), options.threads, [&](std::size_t i) {
+    const ExperimentPoint& p = *to_run[i];
+    const fs::path dir = out / "points" / p.id;
+    run_point(p, dir, registry);
+    const bool ok = point_status(dir.string(), p.fingerprint) == PointStatus::Done;
+    std::lock_guard<std::mutex> guard(lock);
+    ++finished;
+    if (!ok) ++failed;
+    if (options.progress) options.progress(finished, to_run.size(), failed);
+  });
+  counts.ran = to_run.size();
+  const std::string suffix =
+      options.shard.count > 1 ? fmt::format(".shard-{}-of-{}", options.shard.index, options.shard.count) : "";
+  auto [done, bad] = write_results(options.out_dir, spec, points, included, suffix);
+  counts.done = done;
+  counts.failed = bad;
+  return counts;
+}
+
+SweepCounts merge_sweeps(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points,
+                         const std::string& out_dir, const std::vector<std::string>& shard_dirs) {
+  const fs::path out(out_dir);
+  std::error_code ec;
+  fs::create_directories(out / "points", ec);
+  if (ec) throw InputError(out_dir, 0, "--out", "cannot create folder: " + ec.message());
+  for (const std::string& s : shard_dirs)
+    if (!fs::is_directory(fs::path(s) / "points")) throw InputError(s, 0, "shard", "not a sweep output folder (no points/)");
+  SweepCounts counts;
+  counts.in_shard = points.size();
+  for (const ExperimentPoint& p : points) {
+    const fs::path target = out / "points" / p.id;
+    // Prefer a completed copy; fall back to a failed one so its error is kept.
+    std::optional<fs::path> done_copy, failed_copy;
+    for (const std::string& s : shard_dirs) {
+      const fs::path dir = fs::path(s) / "points" / p.id;
+      const PointStatus st = point_status(dir.string(), p.fingerprint);
+      if (st == PointStatus::Done) {
+        done_copy = dir;
+        break;
+      }
+      if (st == PointStatus::Failed && !failed_copy) failed_copy = dir;
+    }
+    const std::optional<fs::path> best = done_copy ? done_copy : failed_copy;
+    if (!best) continue;
+    if (fs::weakly_canonical(*best, ec) == fs::weakly_canonical(target, ec)) continue;
+    fs::remove_all(target, ec);
+    fs::create_directories(target, ec);
+    fs::copy(*best, target, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (ec) throw InputError(target.string(), 0, "--out", "cannot copy point folder: " + ec.message());
+  }
+  auto [done, bad] = write_results(out_dir, spec, points, {});
+  counts.done = done;
+  counts.failed = bad;
+  return counts;
+}
+
+}  // namespace hetsim

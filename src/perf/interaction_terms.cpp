@@ -1,0 +1,114 @@
+// Ridge-shrunk additive terms of the profile-tensor completion (ours; see interaction_terms.hpp and
+// docs/models.md). Backfitting as in Hastie & Tibshirani, "Generalized Additive Models" (1990).
+#include "interaction_terms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hetsim::detail {
+
+TensorLayout make_layout(const ProfileTensor& t) {
+  TensorLayout l;
+  l.dims = {t.dim_jobs(), t.dim_gpus(), t.dim_configs()};
+  std::map<std::string, std::size_t> ids;  // ordered: family numbering independent of hashing
+  for (const std::string& job : t.jobs) ids.emplace(job_family(job), 0);
+  std::size_t n = 0;
+  for (auto& [name, id] : ids) id = n++;
+  l.families = n;
+  for (const std::string& job : t.jobs) l.family.push_back(ids.at(job_family(job)));
+  for (int g : t.config_gpus) l.log2_gpus.push_back(std::log2(static_cast<double>(std::max(1, g))));
+  return l;
+}
+
+AdditiveTerms::AdditiveTerms(const TensorLayout& layout, std::vector<TermSpec> terms)
+    : layout_(layout), terms_(std::move(terms)) {
+  for (const TermSpec& t : terms_) tables_.emplace_back(table_size(t.kind), 0.0);
+}
+
+std::size_t AdditiveTerms::table_size(TermKind kind) const {
+  const auto [I, J, K] = layout_.dims;
+  const std::size_t F = layout_.families;
+  switch (kind) {
+    case TermKind::job: case TermKind::job_slope: return I;
+    case TermKind::gpu: return J;
+    case TermKind::config: return K;
+    case TermKind::gpu_config: return J * K;
+    case TermKind::family_gpu: case TermKind::family_gpu_slope: return F * J;
+    case TermKind::family_config: return F * K;
+    case TermKind::job_gpu: case TermKind::job_gpu_slope: return I * J;
+    case TermKind::job_config: return I * K;
+    case TermKind::family_slope: return F;
+    case TermKind::slope: return 1;
+    case TermKind::gpu_slope: return J;
+  }
+  return 0;
+}
+
+std::size_t AdditiveTerms::key(TermKind kind, std::size_t i, std::size_t j, std::size_t k) const {
+  const std::size_t J = layout_.dims[1], K = layout_.dims[2];
+  const std::size_t f = layout_.family[i];
+  switch (kind) {
+    case TermKind::job: case TermKind::job_slope: return i;
+    case TermKind::gpu: return j;
+    case TermKind::config: return k;
+    case TermKind::gpu_config: return j * K + k;
+    case TermKind::family_gpu: case TermKind::family_gpu_slope: return f * J + j;
+    case TermKind::family_config: return f * K + k;
+    case TermKind::job_gpu: case TermKind::job_gpu_slope: return i * J + j;
+    case TermKind::job_config: return i * K + k;
+    case TermKind::family_slope: return f;
+    case TermKind::slope: return 0;
+    case TermKind::gpu_slope: return j;
+  }
+  return 0;
+}
+
+double AdditiveTerms::covariate(TermKind kind, std::size_t k) const {
+  switch (kind) {
+    case TermKind::slope: case TermKind::gpu_slope: case TermKind::family_slope: case TermKind::job_slope:
+    case TermKind::family_gpu_slope: case TermKind::job_gpu_slope:
+      return layout_.log2_gpus[k];
+    default: return 1.0;
+  }
+}
+
+double AdditiveTerms::predict(std::size_t i, std::size_t j, std::size_t k) const {
+  double s = 0.0;
+  for (std::size_t t = 0; t < terms_.size(); ++t)
+    s += tables_[t][key(terms_[t].kind, i, j, k)] * covariate(terms_[t].kind, k);
+  return s;
+}
+
+void AdditiveTerms::sweep(const std::vector<TensorObservation>& obs, std::vector<double>& residual) {
+  for (std::size_t t = 0; t < terms_.size(); ++t) {
+    const TermKind kind = terms_[t].kind;
+    std::vector<double>& table = tables_[t];
+    std::vector<double> num(table.size(), 0.0), den(table.size(), 0.0);
+    for (std::size_t o = 0; o < obs.size(); ++o) {
+      const auto& [i, j, k] = obs[o].at;
+      const std::size_t q = key(kind, i, j, k);
+      const double x = covariate(kind, k);
+      num[q] += (residual[o] + table[q] * x) * x;
+      den[q] += x * x;
+    }
+    const std::vector<double> old = table;
+    // An entry no known cell informs keeps 0 (its ridge optimum): the term then predicts nothing.
+    for (std::size_t q = 0; q < table.size(); ++q)
+      if (den[q] > 0.0) table[q] = num[q] / (den[q] + terms_[t].lambda);
+    for (std::size_t o = 0; o < obs.size(); ++o) {
+      const auto& [i, j, k] = obs[o].at;
+      const std::size_t q = key(kind, i, j, k);
+      residual[o] -= (table[q] - old[q]) * covariate(kind, k);
+    }
+  }
+}
+
+double AdditiveTerms::penalty() const {
+  double p = 0.0;
+  for (std::size_t t = 0; t < terms_.size(); ++t)
+    for (double v : tables_[t]) p += terms_[t].lambda * v * v;
+  return p;
+}
+
+}  // namespace hetsim::detail
