@@ -7,11 +7,11 @@
 namespace hetsim::app {
 
 void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
-  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`) or cluster JSON file")
+  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`), cluster JSON file, or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:CSV)")
       ->capture_default_str();
   cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
   cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
-  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef")->capture_default_str();
   cmd->add_option("--workload", opts.spec.workload,
                   "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
                   "restart overhead 30 s unless --restart-overhead is given");
@@ -26,7 +26,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_flag("--sia-restart-costs", opts.spec.sia_restart_costs,
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts.spec.throughputs,
-                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
+                  "Throughput table (Gavel JSON, Heet profiles.json, a job-types JSON or an ElasticFlow throughputs_<GPU>/ folder); omit for the duration model");
   opts.generate_option = cmd->add_option("--generate", opts.generate_jobs,
                   "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
   opts.jobs_per_hour_option = cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hetsim/perf/analytic_model.hpp"
+#include "hetsim/perf/elasticflow_table.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
@@ -16,6 +17,7 @@ namespace {
 // A job-types JSON is the only throughput file with a top-level "job_types" key. A file that does
 // not parse is left to the real loader, which reports the line.
 bool is_job_types_file(const std::string& path) {
+  if (ElasticFlowThroughputTable::is_profile_dir(path)) return false;
   try {
     const auto root = nlohmann::json::parse(read_file(path));
     return root.is_object() && root.contains("job_types");
@@ -63,7 +65,7 @@ AnalyticConfig analytic_config(const ModelParams& params) {
 
 }  // namespace
 
-std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table", "heet-profile", "duration", "analytic"}; }
+std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table", "heet-profile", "elasticflow-table", "duration", "analytic"}; }
 
 std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
                                                        const ModelParams& params, const Cluster& cluster) {
@@ -82,7 +84,7 @@ std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, 
     if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
     return std::make_unique<DurationModel>(cluster);
   }
-  if (name == "gavel-table" || name == "heet-profile") {
+  if (name == "gavel-table" || name == "heet-profile" || name == "elasticflow-table") {
     if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
     auto model = load_throughput_model(path, cluster);
     if (model->name() != name)

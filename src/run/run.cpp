@@ -11,6 +11,7 @@
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/cf_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
+#include "hetsim/perf/type_constraint.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
 
@@ -137,7 +138,8 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     throw InputError(spec.trace, 0, "generator", "a run takes either a trace or the generator, not both");
   if (spec.generator && spec.throughputs.empty())
     throw InputError("", 0, "generator", "the generator draws job types from a Gavel throughput table: set throughputs");
-  Cluster cluster = resolve_cluster(spec.cluster);
+  std::vector<std::string> input_notes;  // cluster importer and trace reader notes, for stderr and summary.json
+  Cluster cluster = resolve_cluster(spec.cluster, &input_notes);
   if (spec.cluster_scale > 1) cluster = scale_cluster(cluster, spec.cluster_scale);
   Workload workload;
   if (!spec.workload.empty()) {
@@ -176,8 +178,19 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   } else {
     workload = read_trace(spec.trace, spec.format, spec.trace_options);
   }
-  auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
+  input_notes.insert(input_notes.end(), workload.notes.begin(), workload.notes.end());
+  std::unique_ptr<ThroughputModel> model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
+  // Only traces with GPU-type constraints pay for the wrapper; other runs keep the bare model.
+  if (std::any_of(workload.jobs.begin(), workload.jobs.end(), [](const JobSpec& j) { return !j.allowed_gpu_types.empty(); }))
+    model = std::make_unique<TypeConstrainedModel>(std::move(model), cluster);
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
+  // Attaches the input notes to an output: stderr (through model_notes) and summary.json.
+  auto with_notes = [&](RunOutput out) {
+    out.summary.rows_skipped = workload.rows_skipped;
+    out.summary.input_notes = input_notes;
+    out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
+    return out;
+  };
   if (gavel) {
     if (spec.profiling != "oracle")
       throw InputError("", 0, "--profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel");
@@ -186,7 +199,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     config.restart_overhead_s = spec.mechanism.restart_overhead_s;
     config.until_s = spec.mechanism.until_s;
     config.seed = spec.seed;
-    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks);
+    return with_notes(simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks));
   }
   MechanismConfig mech = spec.mechanism;
   // A round-based policy brings its own round length unless --interval says otherwise.
@@ -216,7 +229,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   }
   RunOutput out = simulate(cluster, workload, *model, *policy, *placement, mech, std::move(info), extra_sinks);
   out.model_notes = std::move(notes);
-  return out;
+  return with_notes(std::move(out));
 }
 
 void write_run_outputs(const std::string& dir, const RunOutput& output) {

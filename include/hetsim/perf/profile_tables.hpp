@@ -80,7 +80,8 @@ class DurationModel final : public ThroughputModel {
   std::vector<double> speed_;
 };
 
-/// Picks the model for a run: no file -> DurationModel; a JSON file with "epoch_time_s" -> Heet
+/// Picks the model for a run: no file -> DurationModel; a folder of throughputs_<GPU>/ CSVs ->
+/// ElasticFlowThroughputTable; a JSON file with "epoch_time_s" -> Heet
 /// profile; any other JSON object -> Gavel table. Throws InputError naming the file.
 std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster);
 
