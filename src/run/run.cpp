@@ -165,7 +165,10 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
     RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
-    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info), extra_sinks);
+    RunOutput out = simulate(cluster, workload, *model, *policy, *placement, config, std::move(info), extra_sinks);
+    out.summary.input_notes = input_notes;  // an imported cluster's notes
+    out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
+    return out;
   }
   if (spec.generator) {
     GavelWorkloadConfig cfg = *spec.generator;
