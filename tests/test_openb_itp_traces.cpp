@@ -113,6 +113,12 @@ TEST_CASE("alibaba-openb: bad rows name file, line and field", "[trace][openb]")
   Workload w = hetsim::read_alibaba_openb_trace("pods.csv", kOpenbHeader + "neg,1,1,1,1000,,LS,Failed,0,10,20\n");
   REQUIRE(w.jobs.size() == 1);
   CHECK_THAT(w.jobs[0].invalid_reason, Contains("pods.csv:2: field 'deletion_time': negative duration (-10)"));
+  // A fraction on several GPUs (not in the published files) keeps num_gpu whole GPUs, noted apart.
+  Workload m = hetsim::read_alibaba_openb_trace("pods.csv", kOpenbHeader + "two,1,1,2,500,,LS,Running,0,10,0\n");
+  REQUIRE(m.jobs.size() == 1);
+  CHECK(m.jobs[0].requested_gpus == 2);
+  CHECK(has_note(m, "1 pods with gpu_milli < 1000 on num_gpu > 1 run on num_gpu whole GPUs"));
+  CHECK_FALSE(has_note(m, "GPU-sharing pods"));
 }
 
 TEST_CASE("itp: raw and ElasticFlow rows", "[trace][itp]") {

@@ -100,7 +100,7 @@ void print_gpu_set(const Topology& topo, const std::vector<GpuId>& gpus, double 
 Action add_topology_command(CLI::App& app) {
   auto opts = std::make_shared<TopologyOptions>();
   CLI::App* cmd = app.add_subcommand("topology", "Show a cluster's network model; write it as Graphviz DOT");
-  cmd->add_option("--cluster", opts->cluster, "Cluster preset name or cluster JSON file")->capture_default_str();
+  cmd->add_option("--cluster", opts->cluster, "Cluster preset name, cluster JSON file, or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:CSV)")->capture_default_str();
   cmd->add_option("--dot", opts->dot, "Write the topology graph to FILE in Graphviz DOT (render: dot -Tpng FILE)");
   cmd->add_option("--gpus", opts->gpus, "Comma-separated GPU ids: print their locality, path, ring bottleneck and "
                                         "communication times");

@@ -91,7 +91,7 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
 
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
-  std::size_t cpu_only = 0, sharing = 0, unscheduled = 0, running = 0, constrained = 0;
+  std::size_t cpu_only = 0, sharing = 0, sharing_multi = 0, unscheduled = 0, running = 0, constrained = 0;
   while (cursor.next()) {
     const std::string_view line = cursor.line();
     if (trace_detail::is_blank(line)) continue;
@@ -131,8 +131,9 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     job.requested_gpus = num_gpu;
     job.min_gpus = num_gpu;
     job.max_gpus = num_gpu;
-    // A GPU-sharing pod holds a fraction of one GPU; hetsim allocates whole GPUs, so it gets one.
-    if (num_gpu > 0 && milli < kWholeGpuMilli) ++sharing;
+    // A GPU-sharing pod holds a fraction of one GPU; hetsim allocates whole GPUs, so it gets one
+    // (num_gpu whole GPUs in the unpublished case of a fraction on several).
+    if (num_gpu > 0 && milli < kWholeGpuMilli) ++(num_gpu == 1 ? sharing : sharing_multi);
     if (!scheduled) ++unscheduled;
     if (c.pod_phase != absent && trim(f[c.pod_phase]) == "Running") ++running;
     if (c.gpu_spec != absent) {
@@ -159,6 +160,9 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     w.notes.push_back(fmt::format("{}: {} pods were still Running at the end of the collection: duration ends at "
                                   "their recorded deletion_time (a lower bound)",
                                   tag, running));
+  if (sharing_multi > 0)
+    w.notes.push_back(fmt::format("{}: {} pods with gpu_milli < 1000 on num_gpu > 1 run on num_gpu whole GPUs", tag,
+                                  sharing_multi));
   if (constrained > 0)
     w.notes.push_back(fmt::format("{}: {} pods restricted to GPU types by gpu_spec", tag, constrained));
   return w;
