@@ -7,6 +7,7 @@
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/perf/type_constraint.hpp"
+#include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
@@ -125,4 +126,33 @@ TEST_CASE("elasticflow-table: the real A100 and T4 profiles", "[perf][elasticflo
   // throughputs_T4/deepspeech2.csv, batch 320 has nan at 64 GPUs: the 32-GPU rate holds.
   CHECK(t->rate(iter_job("deepspeech2", 320, 64), {1, 64, false}) == Approx(0.8778011335925542));
   CHECK(t->rate(iter_job("resnet50", 128, 1), {1, 1, true}) == 0.0);  // no resnet50 in the T4 folder
+}
+
+TEST_CASE("run: ElasticFlow's 195-job trace by iterations matches its durations", "[perf][elasticflow][data]") {
+  auto trace = test::shared_data("elasticflow-itp/elasticflow-traces/195job.csv");
+  auto profiles = test::shared_data("elasticflow-profiles");
+  if (!trace || !profiles) return;
+  // ElasticFlow's testbed: 16 servers of 8 A100s.
+  test::TempDir dir("ef-run");
+  const std::string cluster = dir.write(
+      "a100.json", R"({"gpu_types": [{"name": "a100"}], "nodes": [{"gpu_type": "a100", "gpus": 8, "count": 16}]})");
+  PolicyRegistry registry = make_default_registry();
+  RunSpec by_iterations;
+  by_iterations.cluster = cluster;
+  by_iterations.trace = *trace;
+  by_iterations.format = TraceFormat::ItpEf;
+  by_iterations.throughputs = *profiles;
+  RunSpec by_duration = by_iterations;
+  by_duration.format = TraceFormat::Itp;
+  by_duration.throughputs.clear();
+  const RunOutput a = run_simulation(by_iterations, registry);
+  const RunOutput b = run_simulation(by_duration, registry);
+  CHECK(a.info.throughput_model == "elasticflow-table");
+  CHECK(b.info.throughput_model == "duration");
+  CHECK(a.summary.completed == 195);
+  CHECK(b.summary.completed == 195);
+  // num_iteration was generated as duration x the A100 rate at the job's GPU count, so both
+  // readings of the trace give the same schedule up to rounding of the iteration counts.
+  CHECK(a.summary.jct_mean_s == Approx(b.summary.jct_mean_s).epsilon(1e-4));
+  CHECK(a.summary.input_notes.size() == 1);  // the deadline note
 }

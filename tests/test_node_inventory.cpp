@@ -2,6 +2,7 @@
 // interconnects and skipped rows by the documented rules; bad rows name file:line:field; and a
 // run of OpenB pods on an OpenB cluster honours gpu_spec and reports what it skipped.
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "hetsim/cluster/cluster_spec.hpp"
@@ -202,4 +203,40 @@ TEST_CASE("inventory: the real Alibaba node lists", "[cluster][inventory][data]"
     CHECK(gpus_of(c, "a10") == 2494);
     CHECK(gpus_of(c, "h800") == 219 * 8);
   }
+}
+
+TEST_CASE("run: the real OpenB pods on the real OpenB cluster", "[cluster][inventory][openb][data]") {
+  auto nodes = test::shared_data("alibaba-openb-2023/openb_node_list_gpu_node.csv");
+  auto pods = test::shared_data("alibaba-openb-2023/openb_pod_list_gpuspec33.csv");
+  if (!nodes || !pods) return;
+  RunSpec spec;
+  spec.cluster = *nodes;
+  spec.trace = *pods;
+  spec.policy = "fifo";
+  PolicyRegistry registry = make_default_registry();
+  RunOutput out = run_simulation(spec, registry);
+  CHECK(out.info.format == "alibaba-openb");
+  CHECK(out.summary.jobs_read == 7064);
+  CHECK(out.summary.rows_skipped == 1088);
+  CHECK(out.summary.completed == 7064);
+  // 6,212 GPUs never all busy: no job queues, so the mean JCT is the mean pod duration of the file.
+  CHECK(out.summary.queueing_mean_s == 0.0);
+  CHECK(out.summary.jct_mean_s == Approx(27114.230039637598).epsilon(1e-9));
+  // Every constrained pod that ran did so on one of its allowed types (fifo's first type is p100,
+  // which most constraints exclude).
+  const Workload w = read_trace(*pods, TraceFormat::AlibabaOpenb);
+  std::map<std::string, const JobSpec*> by_id;
+  for (const JobSpec& j : w.jobs) by_id[j.id] = &j;
+  std::size_t constrained = 0, off_p100 = 0;
+  for (const JobRecord& r : out.records) {
+    const JobSpec& j = *by_id.at(r.job_id);
+    if (j.allowed_gpu_types.empty() || r.gpu_types.empty()) continue;  // empty: zero-length, never placed
+    ++constrained;
+    off_p100 += r.gpu_types != "p100" ? 1 : 0;
+    CHECK(std::find(j.allowed_gpu_types.begin(), j.allowed_gpu_types.end(), r.gpu_types) != j.allowed_gpu_types.end());
+  }
+  CHECK(constrained == 2388);
+  // The cluster never fills, so fifo's first-type rule puts a constrained pod on p100 exactly when
+  // its gpu_spec allows P100: 461 of the file's specs name P100.
+  CHECK(constrained - off_p100 == 461);
 }
