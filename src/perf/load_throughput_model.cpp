@@ -16,7 +16,7 @@ std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, 
   const nlohmann::json root = parse_json_file(path);
   if (!root.is_object())
     throw InputError(path, 0, "", "a throughput file must be a JSON object (a Gavel table or a Heet profile)");
-  if (root.contains("epoch_time_s")) return HeetProfileTable::load(path, cluster);
+  if (is_heet_profile_json(root)) return HeetProfileTable::load(path, cluster);
   return GavelThroughputTable::load(path, cluster);
 }
 

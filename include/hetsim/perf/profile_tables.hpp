@@ -3,6 +3,7 @@
 /// run times. One implementation file each under src/perf/.
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "hetsim/perf/throughput_model.hpp"
@@ -80,8 +81,18 @@ class DurationModel final : public ThroughputModel {
   std::vector<double> speed_;
 };
 
-/// Picks the model for a run: no file -> DurationModel; a JSON file with "epoch_time_s" -> Heet
-/// profile; any other JSON object -> Gavel table. Throws InputError naming the file.
+/// True when a throughput JSON object has the Heet prototype's profiles.json layout: an
+/// "epoch_time_s" or "iteration_time_s" section, or its "keys" and "cluster" description fields.
+/// (A Gavel table's top-level keys are GPU type names.)
+bool is_heet_profile_json(const nlohmann::json& root);
+
+/// Throws the InputError for a Heet profiles.json without its "epoch_time_s" section, naming the
+/// Heet fields it does have; returns when the section is present.
+void require_heet_epoch_times(const nlohmann::json& root, const std::string& path);
+
+/// Picks the model for a run: no file -> DurationModel; a JSON object in the Heet layout
+/// (is_heet_profile_json) -> Heet profile; any other JSON object -> Gavel table. Throws InputError
+/// naming the file.
 std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster);
 
 }  // namespace hetsim
