@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -106,7 +107,7 @@ RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const
 
 namespace {
 
-// The accepted values of the name-valued keys, for find_run_spec_problem's messages.
+// True when `value` is one of the accepted names `known`.
 bool one_of(const std::string& value, const std::vector<std::string>& known) {
   return std::find(known.begin(), known.end(), value) != known.end();
 }
@@ -299,6 +300,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   if (auto problem = find_mechanism_problem(spec, registry))
     throw InputError("", 0, cli_flag_of(problem->key), problem->message);
   auto placement = make_placement(spec.placement, spec.seed);
+  if (!placement) throw std::logic_error("placement_names() lists '" + spec.placement + "' but make_placement refuses it");
   const Cluster cluster = load_run_cluster(spec);
   RunInputs in = load_run_inputs(spec, cluster);
   const Workload& workload = in.workload;
