@@ -22,6 +22,7 @@ struct PredictCheckOptions {
   bool fixed_model = false;
   bool no_interactions = false;
   std::string sampling = "uniform";
+  std::string protocol = "all-new";
 };
 
 }  // namespace
@@ -51,6 +52,10 @@ Action add_predict_check_command(CLI::App& app) {
                   "Which cells are profiled: 'uniform' (random per job type) or 'single-gpu' (one single-GPU run "
                   "on a random GPU type first, then random)")
       ->capture_default_str();
+  cmd->add_option("--protocol", o->protocol,
+                  "'all-new': every job type keeps only its profiled share; 'new-job': the other job types are "
+                  "fully profiled and one group of job types per trial is new (Heet's online setting)")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations")->capture_default_str();
 
   return [o]() -> int {
@@ -66,6 +71,11 @@ Action add_predict_check_command(CLI::App& app) {
       sampling = ProfilingSampling::single_gpu;
     else if (o->sampling != "uniform")
       throw InputError("", 0, "--sampling", fmt::format("'{}' is not 'uniform' or 'single-gpu'", o->sampling));
+    ProfilingProtocol protocol = ProfilingProtocol::all_new;
+    if (o->protocol == "new-job")
+      protocol = ProfilingProtocol::new_job;
+    else if (o->protocol != "all-new")
+      throw InputError("", 0, "--protocol", fmt::format("'{}' is not 'all-new' or 'new-job'", o->protocol));
     CompletionOptions copt = o->completion;
     copt.auto_select = !o->fixed_model;
     copt.interactions = !o->no_interactions;
@@ -87,7 +97,7 @@ Action add_predict_check_command(CLI::App& app) {
       ++datasets;
       const ProfileTensor truth = load_profile_tensor(s.path);
       for (double f : o->fractions) {
-        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling);
+        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling, protocol);
         fmt::print(
             "{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>6} {:>4} {:>4}\n",
             s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct, r.linear.p90_pct,
