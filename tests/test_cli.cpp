@@ -257,3 +257,9 @@ TEST_CASE("cli: -q is accepted by run, compare, sweep and check and silences std
   CHECK(r.exit_code == 0);
   CHECK(r.output.empty());
 }
+
+TEST_CASE("cli: predict-check refuses a negative seed too") {
+  auto r = run_cli("predict-check --seed -3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--seed: must be a non-negative integer"));
+}

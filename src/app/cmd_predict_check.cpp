@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsim/perf/predict_check.hpp"
 #include "hetsim/util/error.hpp"
+#include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
@@ -56,7 +57,9 @@ Action add_predict_check_command(CLI::App& app) {
                   "'all-new': every job type keeps only its profiled share; 'new-job': the other job types are "
                   "fully profiled and one group of job types per trial is new (Heet's online setting)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations, 0 .. 2^64-1")
+      ->capture_default_str()
+      ->check(seed_validator());
 
   return [o]() -> int {
     if (o->trials < 1) throw InputError("", 0, "--trials", "must be at least 1");

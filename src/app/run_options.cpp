@@ -5,10 +5,7 @@
 #include "hetsim/util/error.hpp"
 
 namespace hetsim::app {
-namespace {
-
-// CLI11 reads "-1" into an unsigned seed as 2^64-1; a seed is a count, so a sign is a mistake.
-CLI::Validator non_negative_integer() {
+CLI::Validator seed_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         std::string_view t = text;
@@ -19,8 +16,6 @@ CLI::Validator non_negative_integer() {
       },
       "UINT", "non-negative integer");
 }
-
-}  // namespace
 
 void add_threads_option(CLI::App* cmd, int& threads) {
   cmd->add_option("-j,--jobs", threads, "Runs in parallel (threads, at least 1)")
@@ -110,7 +105,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
           ->capture_default_str()};
   cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies), 0 .. 2^64-1")
       ->capture_default_str()
-      ->check(non_negative_integer());
+      ->check(seed_validator());
   opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
 }
 

@@ -38,6 +38,10 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy = tr
 /// naming the flag.
 RunSpec to_run_spec(const RunOptions& opts);
 
+/// Validator of --seed options: CLI11 reads "-1" into an unsigned seed as 2^64-1, so a sign is
+/// refused with a message giving the range.
+CLI::Validator seed_validator();
+
 /// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.
 void add_threads_option(CLI::App* cmd, int& threads);
 
