@@ -76,7 +76,8 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
       ->capture_default_str();
   cmd->add_option("--model-param", opts.model_params,
                   "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
-                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
+                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false; gavel-table: "
+                  "spread=unconsolidated|consolidated (consolidated = Gavel's simulator)");
   cmd->add_option("--placement", opts.spec.placement,
                   "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
       ->capture_default_str();

@@ -9,7 +9,8 @@
 
 namespace hetsim {
 
-std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster) {
+std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster,
+                                                       bool spread_unconsolidated) {
   if (path.empty()) return std::make_unique<DurationModel>(cluster);
   // Parsed here only to tell the formats apart; the chosen loader parses again, which costs a few
   // milliseconds for Gavel's 1.2 MB table and keeps each loader usable on its own.
@@ -17,7 +18,7 @@ std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, 
   if (!root.is_object())
     throw InputError(path, 0, "", "a throughput file must be a JSON object (a Gavel table or a Heet profile)");
   if (is_heet_profile_json(root)) return HeetProfileTable::load(path, cluster);
-  return GavelThroughputTable::load(path, cluster);
+  return GavelThroughputTable::load(path, cluster, spread_unconsolidated);
 }
 
 }  // namespace hetsim
