@@ -116,3 +116,150 @@ TEST_CASE("cli: list policies names each policy with its source") {
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("fifo") && Catch::Contains("srtf") && Catch::Contains("source:"));
 }
+
+// Fresh-user findings: each bad input fails before anything runs, with exit 2 and a message that
+// names the file, line and field (or the flag / spec key) and says what is accepted.
+
+TEST_CASE("cli: compare validates the shared inputs once and exits 2 on a malformed trace") {
+  auto bad = temp_file("cmp-bad.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,zz,1,5\n");
+  auto r = run_cli("compare --policies fifo,srtf --trace " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("cmp-bad.csv:3: field 'submit_s': expected a number, got 'zz'"));
+  CHECK_THAT(r.output, !Catch::Contains("fifo failed"));  // one input error, not one failure per policy
+  r = run_cli("compare --policies fifo,srtf --cluster /nonexistent/cluster.json");
+  CHECK(r.exit_code == 2);
+  r = run_cli("compare --policies fifo,srtf --interval -3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--interval': must be a number of seconds in [0, 1e+12], got -3"));
+}
+
+TEST_CASE("cli: experiment specs with invalid numbers fail at load, naming the spec file and key") {
+  auto spec = temp_file("neg-interval.json", R"({"policies": ["fifo"], "interval_s": -5})");
+  auto r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("neg-interval.json: field 'interval_s': must be a number of seconds in "
+                                       "[0, 1e+12], got -5"));
+  // Every run key's range, in fixed settings and on sweep axes (with the axis index).
+  spec = temp_file("bad-axis.json", R"({"policies": ["fifo"], "sweep": {"restart_overhead_s": [0, -1]}})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-axis.json: field 'sweep.restart_overhead_s[1]': must be a number of "
+                                       "seconds in [0, 1e+12], got -1"));
+  spec = temp_file("bad-until.json", R"({"policies": ["fifo"], "until_s": -1})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-until.json: field 'until_s'"));
+  spec = temp_file("bad-fraction.json", R"({"policies": ["fifo"], "profiled_fraction": 1.5})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-fraction.json: field 'profiled_fraction': must be a share in (0, 1], got 1.5"));
+  // check validates before running too (the baseline need not exist for a spec error).
+  r = run_cli("check " + spec + " --baseline /nonexistent.csv");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field 'profiled_fraction'"));
+  // A combination: a point is checked as a whole before the sweep starts.
+  spec = temp_file("bad-combo.json", R"({"policies": ["fifo"], "profiling": "cf"})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-combo.json: field 'profiling': point fifo: 'cf' predicts from a measured "
+                                       "profile: give --throughputs"));
+}
+
+TEST_CASE("cli: a Heet profiles.json without epoch_time_s is recognised and the missing field named") {
+  auto heet = temp_file("heet-noepoch.json", R"({"keys": "gpu_type -> model -> batch -> gpus -> value",
+    "cluster": {"gpus_per_host": 4}, "iteration_time_s": {"v100": {"vgg19": {"64": {"1": 0.1}}}}})");
+  auto r = run_cli("run -q --throughputs " + heet);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("heet-noepoch.json: field 'epoch_time_s': missing: a Heet profiles.json "
+                                       "(it has 'iteration_time_s', 'keys', 'cluster')"));
+  CHECK_THAT(r.output, !Catch::Contains("Gavel"));
+}
+
+TEST_CASE("cli: an application without profiles names the workload file and line") {
+  auto workload = temp_file("wl.csv", "name,time,application,num_replicas,batch_size\n"
+                                      "a,0,nosuchapp,1,128\n");
+  std::filesystem::create_directories(temp_dir() / "no-profiles");
+  auto r = run_cli("run -q --policy fifo --workload " + workload + " --profiles " + (temp_dir() / "no-profiles").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("wl.csv:2: field 'application': job a: application 'nosuchapp' has no "
+                                       "validation-*.csv profile"));
+}
+
+TEST_CASE("cli: a Gavel total_steps beyond the exact whole-number range is out of range, with the limit") {
+  auto trace = temp_file("huge.trace", "ResNet-18 (batch size 64)\tcmd\t--num_steps\t1\t1e30\t0\t1\n");
+  auto r = run_cli("run -q --format gavel --trace " + trace);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("huge.trace:1: field 'total_steps': '1e30' is out of range: whole numbers "
+                                       "must lie within +-9e+15"));
+  trace = temp_file("frac.trace", "ResNet-18 (batch size 64)\tcmd\t--num_steps\t1\t10.5\t0\t1\n");
+  r = run_cli("run -q --format gavel --trace " + trace);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("frac.trace:1: field 'total_steps': expected a whole number, got '10.5'"));
+}
+
+TEST_CASE("cli: flag values are checked: seed sign, thread counts, cf-only flags, finite bytes") {
+  auto r = run_cli("run -q --seed -1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--seed") && Catch::Contains("must be a non-negative integer"));
+  r = run_cli("compare --policies fifo --jobs -1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--jobs") && Catch::Contains("must be a whole number of threads from 1 to 4096, got '-1'"));
+  auto spec = temp_file("ok.json", R"({"policies": ["fifo"]})");
+  r = run_cli("sweep " + spec + " --jobs 0");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("got '0'"));
+  r = run_cli("check " + spec + " --baseline x.csv -j 0");
+  CHECK(r.exit_code == 2);
+  r = run_cli("run -q --profiled-fraction 0.5");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--profiled-fraction': only applies with --profiling cf"));
+  r = run_cli("run -q --profiling-runs 3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--profiling-runs': only applies with --profiling cf"));
+  r = run_cli("topology --bytes nan");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--bytes': must be a finite number of bytes >= 0, got nan"));
+  r = run_cli("topology --bytes -4");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--bytes': must be a finite number of bytes >= 0, got -4"));
+}
+
+TEST_CASE("cli: policy parameters are range-checked, naming the parameter") {
+  auto r = run_cli("run -q --policy tiresias --param queue_threshold_gpu_s=-1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--param queue_threshold_gpu_s': must be at least 0, got -1"));
+  r = run_cli("run -q --policy tiresias --param starvation_factor=nan");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--param starvation_factor': expected a finite number"));
+  r = run_cli("run -q --policy heet --param round_s=0");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--param round_s': must be in [0.001, 1e+12], got 0"));
+  r = run_cli("compare --policies fifo,tiresias --param queue_threshold_gpu_s=-5");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--param queue_threshold_gpu_s"));
+  auto spec = temp_file("bad-param.json", R"({"policies": [{"name": "tiresias", "params": {"starvation_factor": -2}}]})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-param.json") && Catch::Contains("starvation_factor': must be at least 0, got -2"));
+}
+
+TEST_CASE("cli: -q is accepted by run, compare, sweep and check and silences stdout") {
+  auto r = run_cli("compare -q --policies fifo,srtf 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+  auto spec = temp_file("quiet.json", R"({"policies": ["fifo"], "metrics": ["jct_mean_s"]})");
+  const std::string out = (temp_dir() / "quiet-sweep").string();
+  r = run_cli("sweep -q --out " + out + " " + spec + " 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+  CHECK(std::filesystem::exists(out + "/results.csv"));
+  r = run_cli("check -q " + spec + " --baseline " + out + "/results.csv 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+}
+
+TEST_CASE("cli: predict-check refuses a negative seed too") {
+  auto r = run_cli("predict-check --seed -3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--seed: must be a non-negative integer"));
+}

@@ -77,3 +77,15 @@ TEST_CASE("cli run: unknown model or placement, analytic without a profile") {
   r = run_cli("run -q --placement spread");
   CHECK(r.exit_code == 0);
 }
+
+TEST_CASE("cli topology: node runs name exactly the nodes of each rack") {
+  // gavel-108-2rack alternates racks: rack0 holds v100-0, 2, 4, 6, 8 and rack1 v100-1, 3, 5, 7.
+  const auto r = run_cli("topology --cluster gavel-108-2rack");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("rack rack0: 15 nodes, 60 GPUs") &&
+                           Catch::Contains("  v100-0, v100-2, .., v100-8 (5 nodes, every 2nd number): 4 x v100") &&
+                           Catch::Contains("  k80-1, k80-3, .., k80-7 (4 nodes, every 2nd number): 4 x k80"));
+  CHECK_THAT(r.output, !Catch::Contains("v100-0 .. v100-8") && !Catch::Contains("v100-1 .. v100-7"));
+  // Consecutive numbers keep the short range form.
+  CHECK_THAT(run_cli("topology --cluster gavel-108").output, Catch::Contains("  v100-0 .. v100-8 (9 nodes): 4 x v100"));
+}

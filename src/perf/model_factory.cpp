@@ -77,16 +77,33 @@ std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, 
     auto profile = is_job_types_file(path) ? load_job_types_profile(path, cluster) : load_gavel_compute_profile(path, cluster);
     return std::make_unique<AnalyticModel>(cluster, std::move(profile), config);
   }
-  if (!params.empty())
+  // gavel-table's one parameter; checked again below once "auto" has resolved to a model.
+  bool spread_unconsolidated = true;
+  for (const auto& [key, value] : params) {
+    const std::string field = "--model-param " + key;
+    if (key != "spread")
+      throw InputError("", 0, field,
+                       name == "gavel-table" || name == "auto" ? "unknown gavel-table parameter; expected spread"
+                                                               : fmt::format("model '{}' takes no parameters", name));
+    if (value != "unconsolidated" && value != "consolidated")
+      throw InputError("", 0, field, fmt::format("'{}' is neither unconsolidated nor consolidated", value));
+    spread_unconsolidated = value == "unconsolidated";
+  }
+  if (!params.empty() && name != "gavel-table" && name != "auto")
     throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", name));
-  if (name == "auto") return load_throughput_model(path, cluster);
+  if (name == "auto") {
+    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
+    if (!params.empty() && model->name() != "gavel-table")
+      throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", model->name()));
+    return model;
+  }
   if (name == "duration") {
     if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
     return std::make_unique<DurationModel>(cluster);
   }
   if (name == "gavel-table" || name == "heet-profile" || name == "elasticflow-table") {
     if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
-    auto model = load_throughput_model(path, cluster);
+    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
     if (model->name() != name)
       throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
     return model;

@@ -16,6 +16,7 @@
 // On several GPU types a job uses one type: the one it runs on, else the type with the most GPUs
 // still unpromised (a documented extension; the simulator has one type).
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <map>
 
@@ -136,8 +137,9 @@ void register_tiresias(PolicyRegistry& registry) {
       {{"queue_threshold_gpu_s", "57600", "attained GPU-seconds that demote a job from queue 0 to queue 1"},
        {"starvation_factor", "0", "queue-1 job returns to queue 0 after waiting this many times its run time (0 = off)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
-        return std::make_unique<TiresiasPolicy>(param_double(p, "queue_threshold_gpu_s"),
-                                                param_double(p, "starvation_factor"));
+        constexpr double any = std::numeric_limits<double>::max();
+        return std::make_unique<TiresiasPolicy>(param_double(p, "queue_threshold_gpu_s", 0.0, any),
+                                                param_double(p, "starvation_factor", 0.0, any));
       },
       {}});
 }

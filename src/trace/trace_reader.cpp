@@ -65,7 +65,7 @@ void split_into(std::string_view line, char sep, std::vector<std::string_view>& 
 int to_int(long long value, const SourcePos& pos) {
   if (value < INT_MIN || value > INT_MAX) {
     throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
-                     fmt::format("value {} is out of range", value));
+                     fmt::format("value {} is out of range [{}, {}]", value, INT_MIN, INT_MAX));
   }
   return static_cast<int>(value);
 }
