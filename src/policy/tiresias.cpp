@@ -14,7 +14,7 @@
 //    setting);
 //  - new jobs are placed node by node, each time on the node with the most free GPUs.
 // On several GPU types a job uses one type: the one it runs on, else the type with the most GPUs
-// still unpromised (a documented extension; the simulator has one type).
+// still unpromised among those it can run on (a documented extension; the simulator has one type).
 #include <algorithm>
 #include <limits>
 #include <cmath>
@@ -86,8 +86,11 @@ class TiresiasPolicy final : public SchedulingPolicy {
         if (job.status == JobStatus::Running) {
           if (cap[static_cast<std::size_t>(job.gpu_type)] >= n) type = job.gpu_type;
         } else {
+          // A type on which the job cannot run (the table's measured 0) is never chosen.
           for (std::size_t t = 0; t < ntypes; ++t)
-            if (cap[t] >= n && (type < 0 || cap[t] > cap[static_cast<std::size_t>(type)])) type = static_cast<GpuTypeId>(t);
+            if (cap[t] >= n && (type < 0 || cap[t] > cap[static_cast<std::size_t>(type)]) &&
+                ctx.rate_on_type(*job.spec, static_cast<GpuTypeId>(t), n) > 0.0)
+              type = static_cast<GpuTypeId>(t);
         }
         State& s = state_[j];
         s.marked_running = type >= 0;
