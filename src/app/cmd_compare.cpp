@@ -2,7 +2,6 @@
 // printed as one table (a row per policy) and written as CSV and JSON with --out.
 #include <filesystem>
 #include <fmt/core.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -10,6 +9,7 @@
 #include "commands.hpp"
 #include "hetsim/experiment/compare.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -81,11 +81,9 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
       std::filesystem::create_directories(opts->out);
-      std::ofstream csv(std::filesystem::path(opts->out) / "compare.csv", std::ios::binary);
-      std::ofstream json(std::filesystem::path(opts->out) / "compare.json", std::ios::binary);
-      if (!csv || !json) throw InputError(opts->out, 0, "--out", "cannot write compare.csv / compare.json");
-      write_compare_csv(csv, entries);
-      write_compare_json(json, entries);
+      const std::filesystem::path dir(opts->out);
+      write_file_checked(dir / "compare.csv", "--out", [&](std::ostream& out) { write_compare_csv(out, entries); });
+      write_file_checked(dir / "compare.json", "--out", [&](std::ostream& out) { write_compare_json(out, entries); });
       for (const CompareEntry& e : entries)
         if (e.output) write_run_outputs((std::filesystem::path(opts->out) / e.policy).string(), *e.output);
       if (!opts->quiet) fmt::print("outputs: {}/compare.csv, {}/compare.json, {}/<policy>/\n", opts->out, opts->out, opts->out);

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/core.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "hetsim/metrics/timeline.hpp"
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -55,13 +55,9 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
     if (!opts->timeline.empty()) {
-      std::ofstream trace(opts->timeline, std::ios::binary);
-      if (!trace) throw InputError(opts->timeline, 0, "--timeline", "cannot write file");
-      timeline.write(trace);
-      const std::string util = utilization_path(opts->timeline);
-      std::ofstream csv(util, std::ios::binary);
-      if (!csv) throw InputError(util, 0, "--timeline", "cannot write file");
-      utilization.write_csv(csv);
+      write_file_checked(opts->timeline, "--timeline", [&](std::ostream& out) { timeline.write(out); });
+      write_file_checked(utilization_path(opts->timeline), "--timeline",
+                         [&](std::ostream& out) { utilization.write_csv(out); });
     }
     if (!opts->quiet) {
       print_summary_table(std::cout, out.summary, out.info);

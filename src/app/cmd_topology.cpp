@@ -3,7 +3,6 @@
 #include <cmath>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "hetsim/cluster/topology.hpp"
 #include "hetsim/perf/communication.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim::app {
@@ -154,10 +154,7 @@ Action add_topology_command(CLI::App& app) {
     print_summary(topo);
     if (!opts->gpus.empty()) print_gpu_set(topo, parse_gpu_list(opts->gpus, cluster), opts->bytes, opts->ps_shards);
     if (!opts->dot.empty()) {
-      std::ofstream out(opts->dot, std::ios::binary);
-      if (!out) throw InputError(opts->dot, 0, "--dot", "cannot write file");
-      topo.write_dot(out);
-      if (!out) throw InputError(opts->dot, 0, "--dot", "write failed");
+      write_file_checked(opts->dot, "--dot", [&](std::ostream& out) { topo.write_dot(out); });
       fmt::print("wrote {}\n", opts->dot);
     }
     return kOk;

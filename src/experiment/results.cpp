@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "hetsim/util/parse.hpp"
 
 namespace hetsim {
@@ -126,13 +127,6 @@ std::string known_metric_names() {
 
 std::string metric_text(double value) { return fmt::format("{}", value); }
 
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 PointStatus point_status(const std::string& point_dir, const std::string& fingerprint, std::string* error) {
   const fs::path dir(point_dir);
   std::error_code ec;
@@ -158,10 +152,8 @@ std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, co
     for (const auto& [k, v] : p.axis_values) s += fmt::format(",{}", csv_cell(v));
     return s;
   };
-  std::ofstream manifest(out / ("points" + suffix + ".csv"), std::ios::binary);
-  std::ofstream results(out / ("results" + suffix + ".csv"), std::ios::binary);
-  std::ofstream failures(out / ("failures" + suffix + ".csv"), std::ios::binary);
-  if (!manifest || !results || !failures) throw InputError(out_dir, 0, "--out", "cannot write the results files");
+  // Built in memory (one row per point and metric: small), then each written and checked.
+  std::ostringstream manifest, results, failures;
   manifest << "index,point,policy" << axes_header << '\n';
   results << "point,policy" << axes_header << ",metric,value\n";
   failures << "point,policy" << axes_header << ",error\n";
@@ -198,6 +190,9 @@ std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, co
         break;
     }
   }
+  write_text_checked(out / ("points" + suffix + ".csv"), "--out", manifest.str());
+  write_text_checked(out / ("results" + suffix + ".csv"), "--out", results.str());
+  write_text_checked(out / ("failures" + suffix + ".csv"), "--out", failures.str());
   return {done, failed};
 }
 

@@ -241,6 +241,12 @@ ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const st
     if (key == "name" || key == "description") {
       if (!value.is_string()) throw InputError(path, 0, key, "expected a string");
       (key == "name" ? spec.name : spec.description) = value.get<std::string>();
+      // The name is the default output folder out/<name>: it must stay one folder inside out/.
+      if (key == "name" && (spec.name.empty() || spec.name == "." || spec.name == ".." ||
+                            spec.name.find_first_of("/\\") != std::string::npos))
+        throw InputError(path, 0, "name", fmt::format("'{}' is not usable as a folder name (the default output folder "
+                                                      "is out/<name>): give a non-empty name without '/' or '\\'",
+                                                      spec.name));
     } else if (key == "policies") {
       spec.policies = parse_policies(value, path, registry);
       have_policies = true;

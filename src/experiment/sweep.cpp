@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <mutex>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "hetsim/metrics/timeline.hpp"
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "hetsim/util/parallel.hpp"
 #include "hetsim/util/parse.hpp"
 
@@ -18,32 +18,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_text(const fs::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(file.string(), 0, "--out", "cannot write file");
-}
-
 // Runs one point into its folder. The marker is written last, so an interrupted run leaves no
-// DONE and is redone on resume.
+// DONE and is redone on resume. A point whose outputs cannot be written (full disk) fails like
+// one whose run fails: FAILED holds the error, and no DONE points at truncated files.
 void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir.string(), 0, "--out", "cannot create folder: " + ec.message());
   fs::remove(dir / "DONE", ec);
   fs::remove(dir / "FAILED", ec);
-  write_text(dir / "point.json", point.fingerprint);
   try {
+    write_text_checked(dir / "point.json", "--out", point.fingerprint);
     UtilizationRecorder utilization;
     JobEventSink* sinks[] = {&utilization};
     RunOutput out = run_simulation(point.run, registry, sinks);
     write_run_outputs(dir.string(), out);
-    std::ofstream csv(dir / "utilization.csv", std::ios::binary);
-    utilization.write_csv(csv);
-    csv.close();
-    write_text(dir / "DONE", "");
+    write_file_checked(dir / "utilization.csv", "--out", [&](std::ostream& csv) { utilization.write_csv(csv); });
+    write_text_checked(dir / "DONE", "--out", "");
   } catch (const std::exception& e) {
-    write_text(dir / "FAILED", std::string(e.what()) + "\n");
+    fs::remove(dir / "DONE", ec);
+    try {
+      write_text_checked(dir / "FAILED", "--out", std::string(e.what()) + "\n");
+    } catch (const InputError&) {
+      // Not even the marker fits: the point has no DONE, so it counts as failed ("not run") and
+      // the results tables, which cannot be written either, report the disk error.
+    }
   }
 }
 

@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "hetsim/util/csv.hpp"
+
 namespace hetsim {
 
 double percentile(std::vector<double> values, double q) {
@@ -95,16 +97,6 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
 
 namespace {
 std::string seconds_cell(double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); }
-// Reasons may contain commas or quotes; quote them the CSV way.
-std::string csv_text(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
 }  // namespace
 
@@ -114,11 +106,11 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   for (const JobRecord& r : records) {
     bool done = r.status == "completed";
     auto opt = [](double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); };
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", csv_text(r.job_id),
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", csv_cell(r.job_id),
                seconds_cell(r.submit_s), seconds_cell(r.start_s), done ? seconds_cell(r.finish_s) : "",
                done ? seconds_cell(r.jct_s()) : "", r.start_s >= 0 ? seconds_cell(r.queueing_s()) : "", r.gpus,
-               r.requested_gpus, r.gpu_types, r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
-               csv_text(r.reason), r.ideal_s <= kMaxSimSeconds ? opt(r.ideal_s) : std::string(), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
+               r.requested_gpus, csv_cell(r.gpu_types), r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
+               csv_cell(r.reason), r.ideal_s <= kMaxSimSeconds ? opt(r.ideal_s) : std::string(), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
   }
 }
 

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "hetsim/util/csv.hpp"
+
 namespace hetsim {
 namespace {
 
@@ -152,7 +154,7 @@ void UtilizationRecorder::on_run_end(SimTime end) {
 void UtilizationRecorder::write_csv(std::ostream& out) const {
   out << "time_s,busy_gpus,total_gpus,utilization";
   if (cluster_)
-    for (const GpuType& t : cluster_->gpu_types()) out << ",busy_" << t.name;
+    for (const GpuType& t : cluster_->gpu_types()) out << ',' << csv_cell("busy_" + t.name);
   out << '\n';
   if (!cluster_) return;
   const int total = cluster_->total_gpus();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/perf/type_constraint.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "hetsim/workload/synthetic.hpp"
 
 namespace hetsim {
@@ -364,14 +364,10 @@ void write_run_outputs(const std::string& dir, const RunOutput& output) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir, 0, "--out", "cannot create directory: " + ec.message());
-  {
-    std::ofstream jobs(std::filesystem::path(dir) / "jobs.csv", std::ios::binary);
-    if (!jobs) throw InputError(dir + "/jobs.csv", 0, "--out", "cannot write file");
-    write_jobs_csv(jobs, output.records);
-  }
-  std::ofstream summary(std::filesystem::path(dir) / "summary.json", std::ios::binary);
-  if (!summary) throw InputError(dir + "/summary.json", 0, "--out", "cannot write file");
-  write_summary_json(summary, output.summary, output.info);
+  write_file_checked(std::filesystem::path(dir) / "jobs.csv", "--out",
+                     [&](std::ostream& out) { write_jobs_csv(out, output.records); });
+  write_file_checked(std::filesystem::path(dir) / "summary.json", "--out",
+                     [&](std::ostream& out) { write_summary_json(out, output.summary, output.info); });
 }
 
 }  // namespace hetsim

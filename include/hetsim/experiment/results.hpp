@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hetsim/experiment/spec.hpp"
+#include "hetsim/util/csv.hpp"  // csv_cell, used with these tables
 
 namespace hetsim {
 
@@ -26,9 +27,6 @@ std::string known_metric_names();
 
 /// Formats a metric value for CSV/JSON: shortest text that reads back as the same double.
 std::string metric_text(double value);
-
-/// Quotes a CSV cell when it holds a comma, quote or newline.
-std::string csv_cell(const std::string& text);
 
 /// One row of a results table.
 struct ResultRow {
