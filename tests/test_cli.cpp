@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +88,25 @@ TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overf
   CHECK_THAT(r.output, Catch::Contains("far.csv:2: job a arrives at 5e+12 s, beyond the simulation horizon"));
   CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b needs 1e+300 s"));
   expect_input_error("run -q --trace " + temp_dir().string(), "is a directory");
+}
+
+TEST_CASE("cli: list presets aligns the descriptions past the longest name") {
+  auto r = run_cli("list presets");
+  CHECK(r.exit_code == 0);
+  std::istringstream lines(r.output);
+  std::string line;
+  std::size_t column = 0, count = 0;
+  while (std::getline(lines, line)) {
+    INFO(line);
+    const std::size_t name_end = line.find(' ');
+    REQUIRE(name_end != std::string::npos);
+    const std::size_t description = line.find_first_not_of(' ', name_end);
+    CHECK(description >= name_end + 2);
+    if (count++ == 0) column = description;
+    CHECK(description == column);
+  }
+  CHECK(count == 9);
+  CHECK(column == std::string("gavel-108-2rack").size() + 2);  // the longest preset name
 }
 
 TEST_CASE("cli: list policies names each policy with its source") {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,4 +74,24 @@ TEST_CASE("cli topology: node runs name exactly the nodes of each rack") {
   CHECK_THAT(r.output, !Catch::Contains("v100-0 .. v100-8") && !Catch::Contains("v100-1 .. v100-7"));
   // Consecutive numbers keep the short range form.
   CHECK_THAT(run_cli("topology --cluster gavel-108").output, Catch::Contains("  v100-0 .. v100-8 (9 nodes): 4 x v100"));
+}
+
+TEST_CASE("cli topology: huge --bytes prints times in scientific notation, not hundreds of digits") {
+  const auto r = run_cli("topology --cluster gavel-108 --gpus 0,1 --bytes 1e300");
+  CHECK(r.exit_code == 0);
+  std::istringstream lines(r.output);
+  std::string line;
+  int times = 0;
+  while (std::getline(lines, line)) {
+    INFO(line);
+    CHECK(line.size() < 120);
+    if (line.find(" s   ") != std::string::npos) {
+      ++times;
+      CHECK_THAT(line, Catch::Contains("e+2"));  // ~1e300 bytes over GB/s links: ~1e290 s
+    }
+  }
+  CHECK(times == 4);  // ring, hierarchical, ps, auto
+  // Below 1e9 s the fixed format with microseconds stays.
+  const auto small = run_cli("topology --cluster gavel-108 --gpus 0,1 --bytes 0");
+  CHECK_THAT(small.output, Catch::Contains("0.000000 s"));
 }

@@ -147,8 +147,10 @@ TEST_CASE("presets: GPU counts per type, nodes and racks", "[cluster][presets]")
     const auto presets = list_presets();
     CHECK(presets.size() == 9);
     for (const auto& [name, description] : presets) {
-      CHECK(make_preset(name));
+      const auto c = make_preset(name);
+      REQUIRE(c);
       CHECK_FALSE(description.empty());
+      for (const GpuType& t : c->gpu_types()) CHECK(is_valid_gpu_type_name(t.name));
     }
     CHECK_FALSE(make_preset("gavel-1000"));
     CHECK_FALSE(make_preset("Default"));
@@ -198,6 +200,23 @@ TEST_CASE("cluster spec: errors name the field", "[cluster][spec]") {
   SECTION("unknown key in a GPU type") {
     j["gpu_types"][1]["speed"] = 0.5;
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("gpu_types[1].speed"));
+  }
+  SECTION("GPU type name with CSV-breaking characters") {
+    // Type names become jobs.csv cells (joined by '|') and utilization.csv column names.
+    for (const char* bad : {"v,1|x\"y", "v|1", "a b", "x\"y", "v100/2"}) {
+      INFO(bad);
+      json k = base_spec();
+      k["gpu_types"][1]["name"] = bad;
+      k["nodes"][1]["gpu_type"] = bad;
+      k["nodes"][2]["gpu_type"] = bad;
+      CHECK_THROWS_WITH(cluster_from_json(k, "t.json"),
+                        Catch::Contains("t.json: field 'gpu_types[1].name'") &&
+                            Catch::Contains("letters, digits and . _ + -"));
+    }
+    for (const char* good : {"A100-SXM4-80GB", "GPU-series-1", "V100M16", "rtx_3090", "a100.80g+nvl"}) {
+      INFO(good);
+      CHECK(is_valid_gpu_type_name(good));
+    }
   }
   SECTION("unknown GPU type") {
     j["nodes"][0]["gpu_type"] = "a100";

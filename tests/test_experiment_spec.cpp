@@ -114,6 +114,14 @@ TEST_CASE("spec errors name the spec file and the key", "[experiment][spec]") {
   fails(R"({"policies": ["fifo", "fifo"]})", "policies", "appears twice");
   fails(R"({"cluster": "default"})", "policies", "missing");
   fails(R"({"policies": ["fifo"], "sweep": {"policy": ["srtf"]}})", "sweep.policy", "under \"policies\"");
+  // The name is the default output folder out/<name>: it must not escape out/ or be out/ itself.
+  for (const char* bad : {"", ".", "..", "../../escaped_dir", "a/b", "a\\b", "/abs"}) {
+    INFO(bad);
+    // nlohmann writes the JSON string, escaping the backslash.
+    fails(R"({"policies": ["fifo"], "name": )" + nlohmann::json(bad).dump() + "}", "field 'name'",
+          "not usable as a folder name");
+  }
+  CHECK(parse(R"({"name": "gavel.fig9-v2", "policies": ["fifo"]})").name == "gavel.fig9-v2");
   // A policy parameter set for every point must be declared by every policy.
   PolicyRegistry registry = make_default_registry();
   const ExperimentSpec spec = parse(R"({"policies": ["fifo", "srtf"], "param.gpu_type": "fastest"})");

@@ -128,6 +128,30 @@ TEST_CASE("inventory: bad rows name file, line and field", "[cluster][inventory]
   CHECK_THAT(error_of(h + "a,1,1,2\n"), Contains("n.csv:2") && Contains("expected 5"));
   CHECK_THAT(error_of("sn,gpu\n"), Contains("n.csv:1: field 'model'"));
   CHECK_THAT(error_of(h + "a,1,1,0,\n"), Contains("no node with GPUs"));
+  // GPU models become type names, which reach CSV cells and column names.
+  CHECK_THAT(error_of(h + "a,1,1,2,T4\nb,1,1,2,v|1\n"),
+             Contains("n.csv:3: field 'model': GPU model 'v|1' has a character outside the allowed set"));
+  CHECK_THAT(error_of(h + "a,1,1,2,x\"y\n"), Contains("n.csv:2: field 'model'"));
+  CHECK_THAT(error_of(h + "a,1,1,2,A100 SXM\n"), Contains("n.csv:2: field 'model'"));
+}
+
+TEST_CASE("inventory: a UTF-8 byte-order mark is skipped, as in traces", "[cluster][inventory]") {
+  test::TempDir dir("inv-bom");
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string openb = dir.write("o.csv", bom + "sn,cpu_milli,memory_mib,gpu,model\np0,1,1,2,P100\n");
+  REQUIRE(detect_node_inventory(openb));
+  CHECK(detect_node_inventory(openb)->first == InventoryFormat::AlibabaOpenb);
+  CHECK(import_node_inventory(InventoryFormat::AlibabaOpenb, openb).cluster.total_gpus() == 2);
+  const std::string spot = dir.write("s.csv", bom + "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,8,0\n");
+  REQUIRE(detect_node_inventory(spot));
+  CHECK(detect_node_inventory(spot)->first == InventoryFormat::AlibabaSpot);
+  CHECK(gpus_of(import_node_inventory(InventoryFormat::AlibabaSpot, spot).cluster, "a10") == 1);
+  // PAI: a BOM in the machine list and in its companion header.
+  dir.write("m.header", bom + "machine,gpu_type,cap_cpu,cap_mem,cap_gpu\n");
+  const std::string pai = dir.write("m.csv", bom + "a1,T4,96,512,2\n");
+  const Cluster c = import_node_inventory(InventoryFormat::AlibabaPai, pai).cluster;
+  CHECK(c.total_gpus() == 2);
+  CHECK(c.nodes().at(0).name == "a1");
 }
 
 TEST_CASE("run: OpenB pods on an OpenB cluster honour gpu_spec and report skips", "[cluster][inventory][openb]") {
@@ -202,6 +226,8 @@ TEST_CASE("inventory: the real Alibaba node lists", "[cluster][inventory][data]"
     CHECK(c.nodes().size() == 4278);
     CHECK(gpus_of(c, "a10") == 2494);
     CHECK(gpus_of(c, "h800") == 219 * 8);
+    CHECK(gpus_of(c, "gpu-series-1") > 0);
+    CHECK(gpus_of(c, "a100-sxm4-80gb") > 0);
   }
 }
 

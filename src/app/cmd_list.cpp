@@ -1,6 +1,7 @@
 // `hetsim list`: what hetsim knows by name (policies with their parameters and sources, cluster
 // presets, trace formats, placement policies).
 #include <fmt/core.h>
+#include <algorithm>
 #include <memory>
 
 #include "commands.hpp"
@@ -22,7 +23,10 @@ Action add_list_command(CLI::App& app, const PolicyRegistry& registry) {
           fmt::print("  --param {}={}  {}\n", param.name, param.default_value, param.help);
       }
     } else if (*what == "presets") {
-      for (const auto& [name, description] : list_presets()) fmt::print("{:<14} {}\n", name, description);
+      const auto presets = list_presets();
+      std::size_t width = 0;
+      for (const auto& [name, description] : presets) width = std::max(width, name.size());
+      for (const auto& [name, description] : presets) fmt::print("{:<{}}  {}\n", name, width, description);
     } else if (*what == "formats") {
       fmt::print("native   hetsim's CSV with a header (docs/trace-format.md)\n"
                  "gavel    Gavel .trace files (7, 10 or 12 tab-separated fields)\n"

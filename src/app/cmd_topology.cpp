@@ -109,6 +109,10 @@ std::vector<GpuId> parse_gpu_list(const std::string& text, const Cluster& c) {
   return out;
 }
 
+// Microsecond precision while that is readable; scientific notation beyond 1e9 s (a huge --bytes),
+// where fixed point would print hundreds of digits.
+std::string seconds_text(double s) { return s < 1e9 ? fmt::format("{:.6f}", s) : fmt::format("{:.6e}", s); }
+
 void print_gpu_set(const Topology& topo, const std::vector<GpuId>& gpus, double bytes, int shards) {
   fmt::print("GPUs {}: locality {}\n", fmt::join(gpus, ","), to_string(topo.locality(gpus)));
   if (gpus.size() >= 2) {
@@ -130,7 +134,7 @@ void print_gpu_set(const Topology& topo, const std::vector<GpuId>& gpus, double 
     config.algorithm = a;
     config.ps_shards = shards;
     const CommEstimate e = estimate_communication(topo, gpus, bytes, config);
-    fmt::print("  {:<13}{:>14.6f} s   {}\n", to_string(a), e.time_s, e.choice);
+    fmt::print("  {:<13}{:>14} s   {}\n", to_string(a), seconds_text(e.time_s), e.choice);
   }
 }
 

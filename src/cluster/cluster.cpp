@@ -40,6 +40,16 @@ double default_interconnect_latency_us(InterconnectKind kind) {
   return kind == InterconnectKind::Pcie ? 5.0 : 2.0;
 }
 
+bool is_valid_gpu_type_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '+' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 namespace {
 bool positive(double v) { return v > 0.0 && std::isfinite(v); }
 bool non_negative(double v) { return v >= 0.0 && std::isfinite(v); }
@@ -56,6 +66,10 @@ Cluster::Cluster(std::string name, std::vector<GpuType> gpu_types, std::vector<R
     auto& t = gpu_types_[i];
     t.name = to_lower(t.name);
     if (t.name.empty()) throw InputError(source, 0, fmt::format("gpu_types[{}].name", i), "must not be empty");
+    if (!is_valid_gpu_type_name(t.name))
+      throw InputError(source, 0, fmt::format("gpu_types[{}].name", i),
+                       fmt::format("GPU type name '{}' has a character outside the allowed set: {}", t.name,
+                                   kGpuTypeNameRule));
     if (!seen.insert(t.name).second)
       throw InputError(source, 0, fmt::format("gpu_types[{}].name", i), "duplicate GPU type '" + t.name + "'");
     if (!(t.relative_speed > 0.0) || !std::isfinite(t.relative_speed))

@@ -85,6 +85,13 @@ int gpu_count(std::string_view text, const std::string& path, std::size_t line, 
   return static_cast<int>(n);
 }
 
+// The model becomes a GPU type name: checked here so the error names the row and column.
+void check_model_name(std::string_view model, const std::string& path, std::size_t line, const char* field) {
+  if (!is_valid_gpu_type_name(model))
+    throw InputError(path, line, field,
+                     fmt::format("GPU model '{}' has a character outside the allowed set: {}", model, kGpuTypeNameRule));
+}
+
 // Walks the data rows of `text` (after `skip_header` header lines), calling `row(fields, line)`
 // for each non-blank row, after checking its field count.
 template <typename Row>
@@ -128,7 +135,7 @@ std::string_view first_line(std::string_view text, std::size_t& line_no) {
   throw InputError("", 0, "", "empty");
 }
 
-std::vector<InventoryNode> read_openb(const std::string& path, const std::string& text, Counts& counts) {
+std::vector<InventoryNode> read_openb(const std::string& path, std::string_view text, Counts& counts) {
   std::size_t hl = 0;
   std::string_view header_line;
   try {
@@ -149,6 +156,7 @@ std::vector<InventoryNode> read_openb(const std::string& path, const std::string
     if (f[c_model].empty())
       throw InputError(path, line, "model", fmt::format("empty GPU model on a node with {} GPUs", gpus));
     if (f[c_sn].empty()) throw InputError(path, line, "sn", "empty node name");
+    check_model_name(f[c_model], path, line, "model");
     nodes.push_back({std::string(f[c_sn]), to_lower(f[c_model]), gpus, line});
   });
   return nodes;
@@ -160,7 +168,7 @@ std::string pai_header_path(const std::string& path) {
   return p.string();
 }
 
-std::vector<InventoryNode> read_pai(const std::string& path, const std::string& text, Counts& counts) {
+std::vector<InventoryNode> read_pai(const std::string& path, std::string_view text, Counts& counts) {
   const std::string header_path = pai_header_path(path);
   std::error_code ec;
   if (!std::filesystem::exists(header_path, ec))
@@ -168,7 +176,8 @@ std::vector<InventoryNode> read_pai(const std::string& path, const std::string& 
                      fmt::format("a PAI machine list has no header line; its column names are read from {}, which "
                                  "does not exist",
                                  header_path));
-  const std::string header_text = read_file(header_path);
+  const std::string header_file = read_file(header_path);
+  const std::string_view header_text = strip_utf8_bom(header_file);
   std::size_t hl = 0;
   std::string_view header_line;
   try {
@@ -195,12 +204,13 @@ std::vector<InventoryNode> read_pai(const std::string& path, const std::string& 
     }
     if (type.empty()) throw InputError(path, line, "gpu_type", fmt::format("empty GPU type on a machine with {} GPUs", gpus));
     if (f[c_name].empty()) throw InputError(path, line, "machine", "empty machine name");
+    check_model_name(type, path, line, "gpu_type");
     nodes.push_back({std::string(f[c_name]), type, gpus, line});
   });
   return nodes;
 }
 
-std::vector<InventoryNode> read_spot(const std::string& path, const std::string& text, Counts& counts) {
+std::vector<InventoryNode> read_spot(const std::string& path, std::string_view text, Counts& counts) {
   std::size_t hl = 0;
   std::string_view header_line;
   try {
@@ -221,6 +231,7 @@ std::vector<InventoryNode> read_spot(const std::string& path, const std::string&
     if (f[c_model].empty())
       throw InputError(path, line, "gpu_model", fmt::format("empty GPU model on a node with {} GPUs", gpus));
     if (f[c_name].empty()) throw InputError(path, line, "node_name", "empty node name");
+    check_model_name(f[c_model], path, line, "gpu_model");
     // Node names of this trace are bare numbers; a prefix keeps them readable in outputs.
     nodes.push_back({"node-" + std::string(f[c_name]), to_lower(f[c_model]), gpus, line});
   });
@@ -250,14 +261,15 @@ std::optional<std::pair<InventoryFormat, std::string>> detect_node_inventory(con
   std::ifstream in(arg);
   std::string line;
   std::getline(in, line);
-  const std::string_view l = trim(line);
+  const std::string_view l = trim(strip_utf8_bom(line));
   if (l.starts_with("sn,") && l.find(",model") != std::string_view::npos) return std::pair{InventoryFormat::AlibabaOpenb, arg};
   if (l.starts_with("gpu_model,gpu_capacity_num")) return std::pair{InventoryFormat::AlibabaSpot, arg};
   return std::nullopt;
 }
 
 ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string file_text = read_file(path);
+  const std::string_view text = strip_utf8_bom(file_text);  // spreadsheet tools add one, as for traces
   Counts counts;
   std::vector<InventoryNode> rows;
   switch (format) {

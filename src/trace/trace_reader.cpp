@@ -15,10 +15,7 @@ namespace hetsim {
 
 namespace trace_detail {
 
-LineCursor::LineCursor(std::string_view text) : rest_(text) {
-  constexpr std::string_view bom = "\xEF\xBB\xBF";
-  if (rest_.starts_with(bom)) rest_.remove_prefix(bom.size());
-}
+LineCursor::LineCursor(std::string_view text) : rest_(strip_utf8_bom(text)) {}
 
 bool LineCursor::next() {
   // A final line without '\n' still counts; the empty tail after a final '\n' does not.

@@ -74,6 +74,12 @@ long long parse_int(std::string_view text, const SourcePos& pos) {
   return static_cast<long long>(d);
 }
 
+std::string_view strip_utf8_bom(std::string_view text) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.starts_with(bom)) text.remove_prefix(bom.size());
+  return text;
+}
+
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a file");

@@ -18,6 +18,15 @@ using GpuTypeId = int;  ///< Index into Cluster::gpu_types().
 /// must fail with an error, not exhaust the machine's memory.
 inline constexpr long long kMaxClusterGpus = 1'000'000;
 
+/// True when `name` is a usable GPU type name: non-empty, only ASCII letters, digits and `._+-`
+/// ("a100-sxm4-80gb", "gpu-series-1"). Type names become CSV cells and column names (jobs.csv
+/// joins a job's types with '|', utilization.csv has one busy_<type> column per type), so commas,
+/// quotes, '|' and spaces are refused where a cluster is loaded rather than escaped in every output.
+bool is_valid_gpu_type_name(std::string_view name);
+
+/// The rule above in words, for error messages.
+inline constexpr const char* kGpuTypeNameRule = "use only letters, digits and . _ + -";
+
 /// A GPU model. `name` is matched case-insensitively against throughput tables (stored lower-case).
 struct GpuType {
   std::string name;

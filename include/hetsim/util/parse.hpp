@@ -30,6 +30,9 @@ long long parse_int(std::string_view text, const SourcePos& pos);
 std::string_view trim(std::string_view text);
 /// Splits one line on `sep` without quoting rules (the formats hetsim reads do not quote).
 std::vector<std::string_view> split(std::string_view line, char sep);
+/// `text` without a leading UTF-8 byte-order mark (EF BB BF), which spreadsheet tools put in front
+/// of CSV files they save; unchanged when there is none.
+std::string_view strip_utf8_bom(std::string_view text);
 /// Lower-cases ASCII.
 std::string to_lower(std::string_view text);
 /// Reads a whole file; throws InputError naming the file when it cannot be opened.

@@ -1,0 +1,182 @@
+// Output files: a write that fails (full disk, simulated with /dev/full, whose writes fail with
+// ENOSPC) is an input error naming the file (exit 2) in every writer, never a silently truncated
+// file with exit 0; a sweep point whose outputs cannot be written fails instead of being DONE.
+// And CSV cells that could hold a comma or quote are quoted.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "cli_support.hpp"
+#include "hetsim/metrics/summary.hpp"
+#include "hetsim/util/csv.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/output_file.hpp"
+#include "temp_dir.hpp"
+
+using Catch::Contains;
+using hetsim::test::run_cli;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kFull = "/dev/full";
+constexpr const char* kEnospc = "cannot write file: No space left on device";
+
+bool have_dev_full() {
+  std::error_code ec;
+  if (fs::is_character_file(kFull, ec)) return true;
+  WARN("SKIPPED: no /dev/full on this system");
+  return false;
+}
+
+// Makes `link` (creating its folder) a symbolic link to /dev/full: writers open it as usual and
+// every write fails, as on a full disk.
+void link_to_full(const fs::path& link) {
+  fs::create_directories(link.parent_path());
+  fs::remove(link);
+  fs::create_symlink(kFull, link);
+}
+
+// The InputError `f` throws (REQUIREs that it throws one).
+template <typename F>
+hetsim::InputError input_error_of(F f) {
+  try {
+    f();
+  } catch (const hetsim::InputError& e) {
+    return e;
+  }
+  FAIL("no InputError thrown");
+  throw;  // unreachable
+}
+
+}  // namespace
+
+TEST_CASE("write_file_checked: bytes on success; open, write and flush failures name the file and errno",
+          "[outputs]") {
+  hetsim::test::TempDir dir("outputs-helper");
+  const fs::path ok = dir.path / "ok.csv";
+  hetsim::write_file_checked(ok, "--out", [](std::ostream& out) { out << "a,b\n1,2\n"; });
+  CHECK(hetsim::test::slurp(ok) == "a,b\n1,2\n");
+  hetsim::write_text_checked(ok, "--out", "x");  // truncates
+  CHECK(hetsim::test::slurp(ok) == "x");
+
+  // A folder that does not exist: the open fails.
+  const fs::path missing = dir.path / "no-such-folder" / "f.csv";
+  auto e = input_error_of([&] { hetsim::write_text_checked(missing, "--out", "x"); });
+  CHECK(e.file() == missing.string());
+  CHECK(e.field() == "--out");
+  CHECK(e.message() == "cannot write file: No such file or directory");
+
+  if (!have_dev_full()) return;
+  // Small text stays in the stream buffer: the failure only shows at the flush.
+  e = input_error_of([] { hetsim::write_text_checked(kFull, "--timeline", "{}"); });
+  CHECK(e.file() == kFull);
+  CHECK(e.field() == "--timeline");
+  CHECK(e.message() == kEnospc);
+  CHECK(std::string(e.what()) == "/dev/full: field '--timeline': cannot write file: No space left on device");
+  // A large output fails while it is written.
+  e = input_error_of([] {
+    hetsim::write_file_checked(kFull, "--dot", [](std::ostream& out) {
+      for (int i = 0; i < 100000; ++i) out << "0123456789\n";
+    });
+  });
+  CHECK(e.message() == kEnospc);
+}
+
+TEST_CASE("cli: run --out, run --timeline, compare --out and topology --dot on a full disk exit 2 naming the file",
+          "[outputs][cli]") {
+  if (!have_dev_full()) return;
+  hetsim::test::TempDir dir("outputs-cli");
+
+  auto r = run_cli("run -q --timeline /dev/full");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("/dev/full: field '--timeline': cannot write file: No space left on device"));
+
+  // The utilisation CSV next to a writable timeline.
+  const fs::path timeline = dir.path / "t.json";
+  link_to_full(dir.path / "t.utilization.csv");
+  r = run_cli("run -q --timeline " + timeline.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains((dir.path / "t.utilization.csv").string() + ": field '--timeline': " + kEnospc));
+
+  // jobs.csv fits, summary.json does not.
+  const fs::path out = dir.path / "run";
+  link_to_full(out / "summary.json");
+  r = run_cli("run -q --out " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains((out / "summary.json").string() + ": field '--out': " + kEnospc));
+
+  const fs::path cmp = dir.path / "cmp";
+  link_to_full(cmp / "compare.json");
+  r = run_cli("compare -q --policies fifo,srtf --out " + cmp.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains((cmp / "compare.json").string() + ": field '--out': " + kEnospc));
+  // compare.csv, written before it, is complete: header and one row per policy.
+  const std::string csv = hetsim::test::slurp(cmp / "compare.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
+
+  r = run_cli("topology --cluster default --dot /dev/full");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("/dev/full: field '--dot': " + std::string(kEnospc)));
+}
+
+TEST_CASE("cli: a sweep point whose outputs cannot be written fails (no DONE); unwritable results exit 2; merge too",
+          "[outputs][cli][sweep]") {
+  if (!have_dev_full()) return;
+  hetsim::test::TempDir dir("outputs-sweep");
+  const std::string spec = dir.write(
+      "tiny.json", R"({"name": "tiny", "cluster": "default", "policies": ["fifo"], "sweep": {"seed": [0, 1]}})");
+  const fs::path out = dir.path / "out";
+  const fs::path bad_point = out / "points" / "fifo__seed=1";
+  link_to_full(bad_point / "summary.json");
+
+  auto r = run_cli("sweep -q " + spec + " --out " + out.string());
+  CHECK(r.exit_code == 4);  // kPointsFailed: the other point completed
+  CHECK_THAT(r.output, Contains("1 points failed"));
+  CHECK(fs::exists(out / "points" / "fifo__seed=0" / "DONE"));
+  CHECK_FALSE(fs::exists(bad_point / "DONE"));
+  CHECK_THAT(hetsim::test::slurp(bad_point / "FAILED"),
+             Contains((bad_point / "summary.json").string() + ": field '--out': " + kEnospc));
+  const std::string failures = hetsim::test::slurp(out / "failures.csv");
+  CHECK_THAT(failures, Contains("fifo__seed=1,fifo,1,") && Contains(kEnospc));
+  const std::string results = hetsim::test::slurp(out / "results.csv");
+  CHECK_THAT(results, Contains("fifo__seed=0"));
+  CHECK_THAT(results, !Contains("fifo__seed=1"));
+  CHECK_THAT(r.output, !Contains("invalid JSON"));
+
+  // The results table itself cannot be written: exit 2 naming it.
+  link_to_full(out / "results.csv");
+  r = run_cli("sweep -q " + spec + " --out " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains((out / "results.csv").string() + ": field '--out': " + kEnospc));
+
+  // merge writes the same tables.
+  const fs::path merged = dir.path / "merged";
+  link_to_full(merged / "failures.csv");
+  r = run_cli("merge " + spec + " --out " + merged.string() + " " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains((merged / "failures.csv").string() + ": field '--out': " + kEnospc));
+}
+
+TEST_CASE("csv_cell quotes commas, quotes and line breaks; jobs.csv quotes gpu_types", "[outputs][csv]") {
+  CHECK(hetsim::csv_cell("a100|v100") == "a100|v100");
+  CHECK(hetsim::csv_cell("") == "");
+  CHECK(hetsim::csv_cell("v,1") == "\"v,1\"");
+  CHECK(hetsim::csv_cell("x\"y") == "\"x\"\"y\"");
+  CHECK(hetsim::csv_cell("a\nb") == "\"a\nb\"");
+  CHECK(hetsim::csv_cell("a\rb") == "\"a\rb\"");
+
+  hetsim::JobRecord rec;
+  rec.job_id = "j,1";
+  rec.gpu_types = "v,1|x\"y";
+  rec.status = "rejected";
+  rec.reason = "r";
+  std::ostringstream s;
+  hetsim::write_jobs_csv(s, {rec});
+  const std::string text = s.str();
+  const std::string row = text.substr(text.find('\n') + 1);
+  CHECK(row.rfind("\"j,1\",", 0) == 0);
+  CHECK_THAT(row, Contains(",\"v,1|x\"\"y\","));
+}
