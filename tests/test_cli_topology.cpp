@@ -91,6 +91,8 @@ TEST_CASE("cli topology: huge --bytes prints times in scientific notation, not h
     }
   }
   CHECK(times == 4);  // ring, hierarchical, ps, auto
+  // Two V100s of one node, NVLink 150 GB/s per direction: a 2-GPU ring moves the whole buffer once.
+  CHECK_THAT(r.output, Catch::Contains("  ring          6.666667e+288 s"));
   // Below 1e9 s the fixed format with microseconds stays.
   const auto small = run_cli("topology --cluster gavel-108 --gpus 0,1 --bytes 0");
   CHECK_THAT(small.output, Catch::Contains("0.000000 s"));
