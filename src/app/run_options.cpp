@@ -77,7 +77,8 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "policies")
       ->capture_default_str();
   cmd->add_option("--model", opts.spec.model,
-                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
+                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, elasticflow-table, duration, "
+                  "analytic "
                   "(docs/models.md)")
       ->capture_default_str();
   cmd->add_option("--model-param", opts.model_params,
