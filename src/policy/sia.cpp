@@ -13,6 +13,10 @@
 //   x binary, sum_t x[i][t] <= 1, sum_i s_i x[i][t] <= G_t, x = 0 where T = 0.
 // lambda_n (> 1) makes an unallocated job cost more than any allocated one gains (Sia's default
 // 1.1; its sign rule is applied here from the sign of p). X is recomputed every round.
+// Determinism: branch-and-bound is bounded by a node limit, not by wall time (Sia gives its solver
+// a time limit, which makes answers depend on the machine); it starts from a greedy incumbent so
+// that a search stopped at the limit always has an answer. A wall-time safety net far above what
+// the node limit takes is counted and reported if it ever stops a search.
 #include <cmath>
 #include <fmt/format.h>
 
@@ -25,7 +29,8 @@ namespace {
 
 class Sia final : public AllocationPolicy {
  public:
-  Sia(double p, double lambda_n, double restart_penalty_s) : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s) {}
+  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s)
+      : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s), node_limit_(node_limit), time_limit_s_(time_limit_s) {}
   std::string name() const override { return "sia"; }
   bool every_round() const override { return true; }
 
@@ -82,10 +87,20 @@ class Sia final : public AllocationPolicy {
       for (std::size_t i = 0; i < n; ++i) col.push_back({var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
       lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
     }
+    lp.set_node_limit(node_limit_);
+    lp.set_time_limit_s(time_limit_s_);
+    lp.set_mip_start(greedy_start(view, key, var, lp.variables()));
     LpResult r = lp.solve();
     out.solver_s = r.solve_s;
     out.solves = 1;
-    if (!r.usable()) return solver_failure(view, name(), r, r.solve_s, 1);
+    out.node_limit_hits = r.node_limit_hit ? 1 : 0;
+    out.time_limit_hits = r.time_limit_hit ? 1 : 0;
+    if (!r.usable()) {
+      AllocationResult failed = solver_failure(view, name(), r, r.solve_s, 1);
+      failed.node_limit_hits = out.node_limit_hits;
+      failed.time_limit_hits = out.time_limit_hits;
+      return failed;
+    }
     out.x.assign(n, std::vector<double>(types, 0.0));
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
@@ -96,7 +111,38 @@ class Sia final : public AllocationPolicy {
   }
 
  private:
+  // A feasible first incumbent: jobs in arrival order, each on its best-scoring type that still has
+  // room, if being placed improves the objective at all (it always does while lambda_n > 1).
+  std::vector<double> greedy_start(const AllocationView& view, const std::vector<double>& key,
+                                   const std::vector<std::vector<int>>& var, int variables) const {
+    std::vector<double> x(static_cast<std::size_t>(variables), 0.0);
+    std::vector<long long> free(view.gpus_per_type.begin(), view.gpus_per_type.end());
+    const std::size_t types = free.size();
+    const double sign = p_ < 0 ? -1.0 : 1.0;  // sign * coefficient: larger is better
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+      ++k;  // scale factor
+      const long long need = view.jobs[i].scale_factor;
+      int best = -1;
+      double best_gain = 0.0;
+      for (std::size_t t = 0; t < types; ++t, k += 2) {
+        double gain = sign * key[k + 1];
+        if (key[k] > 0.0 && free[t] >= need && gain > best_gain) {
+          best = static_cast<int>(t);
+          best_gain = gain;
+        }
+      }
+      if (best >= 0) {
+        free[static_cast<std::size_t>(best)] -= need;
+        x[static_cast<std::size_t>(var[i][static_cast<std::size_t>(best)])] = 1.0;
+      }
+    }
+    return x;
+  }
+
   double p_, lambda_n_, penalty_s_;
+  long long node_limit_;
+  double time_limit_s_;
   std::vector<double> previous_key_;  // the last solved ILP's numbers (see allocate)
   AllocationMatrix previous_x_;       // its rounded solution, before sanitising
 };
@@ -109,7 +155,9 @@ void register_sia(PolicyRegistry& registry) {
                   "Sia (Jayaram Subramanya et al., SOSP'23)",
                   {{"p", "-0.5", "fairness exponent (non-zero); p < 0 favours fairness"},
                    {"lambda_n", "1.1", "penalty for leaving a job unallocated (> 1)"},
-                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"}},
+                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"},
+                   {"mip_node_limit", "20000", "branch-and-bound nodes per ILP (deterministic bound on the search)"},
+                   {"mip_time_limit_s", "300", "wall-time safety net per ILP; a hit is counted (solver_time_limits)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -118,7 +166,11 @@ void register_sia(PolicyRegistry& registry) {
     if (p == 0.0 || !std::isfinite(p)) throw InputError("", 0, "--param p", "must be a non-zero number");
     if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
     if (!(penalty >= 0.0)) throw InputError("", 0, "--param restart_penalty_s", "must not be negative");
-    return std::make_unique<Sia>(p, lambda_n, penalty);
+    double nodes = param_double(params, "mip_node_limit"), time_limit = param_double(params, "mip_time_limit_s");
+    if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
+      throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");
+    if (!(time_limit > 0.0 && time_limit <= 1e6)) throw InputError("", 0, "--param mip_time_limit_s", "must be in (0, 1e6]");
+    return std::make_unique<Sia>(p, lambda_n, penalty, static_cast<long long>(nodes), time_limit);
   };
   registry.add(std::move(info));
 }
