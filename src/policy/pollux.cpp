@@ -126,18 +126,13 @@ class PolluxPolicy final : public SchedulingPolicy {
     }
     Decision d;
     policy_detail::NodePool pool(ctx.state());
-    std::vector<char> keep(n, 0);
+    const std::vector<char> keep = pool.keep_or_release(ctx, jobs, type, replicas, d.preempt);
     for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      // Same GPUs; only the batch size may change (no restart).
       const JobRuntime& job = ctx.job(jobs[i]);
-      if (job.status != JobStatus::Running) continue;
-      keep[i] = static_cast<int>(job.gpus.size()) == replicas[i] && job.gpu_type == type[i];
-      if (keep[i]) {
-        int b = best_batch[i][static_cast<std::size_t>(replicas[i])];
-        if (b > 0 && b != job.batch_size) d.allocate.push_back({jobs[i], type[i], replicas[i], job.gpus, b});
-        continue;
-      }
-      pool.release(job.gpus);
-      if (replicas[i] == 0) d.preempt.push_back(jobs[i]);
+      int b = best_batch[i][static_cast<std::size_t>(replicas[i])];
+      if (b > 0 && b != job.batch_size) d.allocate.push_back({jobs[i], type[i], replicas[i], job.gpus, b});
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (replicas[i] == 0 || keep[i]) continue;
