@@ -188,6 +188,18 @@ TEST_CASE("MIP: the node limit stops branch-and-bound at the same incumbent ever
   CHECK(stopped[1].objective == r.objective);
 }
 
+TEST_CASE("MIP: an objective on a grid of cents ends the search once within one step of the bound") {
+  // hard_knapsack's costs are whole cents, so -10.27 is proved as soon as the bound passes -10.28.
+  Knapsack plain = hard_knapsack(), stepped = hard_knapsack();
+  stepped.lp.set_objective_step(0.01);
+  LpResult a = plain.lp.solve(), b = stepped.lp.solve();
+  REQUIRE(b.status == LpResult::Status::Optimal);
+  CHECK(b.objective == Approx(-10.27).margin(1e-6));
+  CHECK(b.objective == Approx(a.objective).margin(1e-9));
+  CHECK(b.nodes <= a.nodes);
+  CHECK_THROWS_AS(stepped.lp.set_objective_step(-0.01), std::invalid_argument);
+}
+
 TEST_CASE("MIP: limits and start points are checked") {
   Knapsack k = hard_knapsack();
   CHECK_THROWS_AS(k.lp.set_node_limit(0), std::invalid_argument);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -47,9 +48,12 @@ double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 // search stopped here ends at the same node on every machine, unlike GLPK's own tm_lim.
 struct MipHook {
   long long node_limit = 0;
+  double objective_step = 0.0;  // > 0: every feasible objective value is a multiple of it
+  bool minimize = true;
   const std::vector<double>* start = nullptr;  // 0-based, empty = none
   bool start_offered = false;
   bool node_limit_hit = false;
+  bool proven_by_step = false;
   long long nodes = 0;
 };
 
@@ -58,7 +62,23 @@ void mip_hook(glp_tree* tree, void* info) {
   int active = 0, current = 0, total = 0;
   glp_ios_tree_size(tree, &active, &current, &total);
   hook.nodes = total;
-  if (glp_ios_reason(tree) == GLP_IHEUR && !hook.start_offered && hook.start && !hook.start->empty()) {
+  const int reason = glp_ios_reason(tree);
+  // With objective values on a grid of `objective_step`, an incumbent less than one step from the
+  // best bound of the open nodes is optimal: no open node can hold a better value.
+  if (hook.objective_step > 0.0 && (reason == GLP_ISELECT || reason == GLP_IBINGO)) {
+    glp_prob* prob = glp_ios_get_prob(tree);
+    const int best = glp_ios_best_node(tree);
+    if (glp_mip_status(prob) == GLP_FEAS && best != 0) {
+      const double incumbent = glp_mip_obj_val(prob), bound = glp_ios_node_bound(tree, best);
+      const double room = hook.minimize ? incumbent - bound : bound - incumbent;
+      if (room < hook.objective_step * (1.0 - 1e-6)) {
+        hook.proven_by_step = true;
+        glp_ios_terminate(tree);
+        return;
+      }
+    }
+  }
+  if (reason == GLP_IHEUR && !hook.start_offered && hook.start && !hook.start->empty()) {
     hook.start_offered = true;
     std::vector<double> x1(hook.start->size() + 1, 0.0);  // 1-based for GLPK
     for (std::size_t j = 0; j < hook.start->size(); ++j) x1[j + 1] = (*hook.start)[j];
@@ -135,6 +155,11 @@ void LinearProgram::set_node_limit(long long nodes) {
 void LinearProgram::set_time_limit_s(double seconds) {
   if (!(seconds > 0.0)) throw std::invalid_argument("LinearProgram: the time limit must be positive");
   time_limit_s_ = seconds;
+}
+
+void LinearProgram::set_objective_step(double step) {
+  if (!(step >= 0.0) || !std::isfinite(step)) throw std::invalid_argument("LinearProgram: bad objective step");
+  objective_step_ = step;
 }
 
 void LinearProgram::set_sense(Sense sense) {
@@ -304,6 +329,8 @@ LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
       MipHook hook;
       hook.node_limit = node_limit_;
       hook.start = &mip_start_;
+      hook.objective_step = objective_step_;
+      hook.minimize = sense_ == Sense::Minimize;
       glp_iocp iocp;
       glp_init_iocp(&iocp);
       iocp.msg_lev = GLP_MSG_OFF;
@@ -318,9 +345,9 @@ LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
       int irc = glp_intopt(lp, &iocp);
       int ist = glp_mip_status(lp);
       result.nodes = hook.nodes;
-      result.node_limit_hit = irc == GLP_ESTOP && hook.node_limit_hit;
+      result.node_limit_hit = irc == GLP_ESTOP && hook.node_limit_hit && !hook.proven_by_step;
       result.time_limit_hit = irc == GLP_ETMLIM;
-      if (ist == GLP_OPT) {
+      if (ist == GLP_OPT || (ist == GLP_FEAS && hook.proven_by_step)) {
         result.status = LpResult::Status::Optimal;
         read_x(true);
       } else if (ist == GLP_FEAS) {

@@ -71,6 +71,12 @@ class LinearProgram {
   /// should be far above what the node limit takes; when it stops a search, time_limit_hit is set
   /// and callers must report it. Throws std::invalid_argument for seconds <= 0 or NaN.
   void set_time_limit_s(double seconds);
+  /// Declares that every feasible objective value of the MIP is a multiple of `step` (> 0; 0 = no
+  /// such grid, the default), e.g. integer variables with costs in cents. Branch-and-bound then
+  /// stops, with an optimal answer, as soon as its incumbent is less than one step from the best
+  /// bound. Throws std::invalid_argument for a negative or non-finite step. A wrong step can end
+  /// the search at a non-optimal incumbent.
+  void set_objective_step(double step);
   /// A known integer-feasible point of the MIP (one value per variable), handed to branch-and-bound
   /// as its first incumbent so that a search stopped by a limit always has an answer. Checked
   /// against the bounds, the constraints and integrality at solve(); std::invalid_argument if it
@@ -102,6 +108,7 @@ class LinearProgram {
   long long node_limit_ = kDefaultNodeLimit;
   double time_limit_s_ = kDefaultTimeLimitS;
   std::vector<double> mip_start_;
+  double objective_step_ = 0.0;
   std::unique_ptr<Solver, SolverDeleter> solver_;
   // What changed since the solver's problem was last synchronised.
   std::vector<int> changed_cols_, changed_rows_;
