@@ -6,25 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-struct CliResult {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using hetsim::test::expect_input_error;
+using hetsim::test::run_cli;
 
 // One folder per test process, so parallel ctest runs (and other checkouts) never share files.
 std::filesystem::path temp_dir() {
@@ -63,17 +51,13 @@ TEST_CASE("cli: bad input exits 2 naming file, line and field") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("unknown policy 'nope'") && Catch::Contains("fifo"));
 
-  r = run_cli("run --trace /nonexistent/trace.csv");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("/nonexistent/trace.csv: cannot open file"));
+  expect_input_error("run --trace /nonexistent/trace.csv", "/nonexistent/trace.csv: cannot open file");
 
   r = run_cli("run --cluster no-such-preset");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("no-such-preset") && Catch::Contains("gavel-108"));
 
-  r = run_cli("run --param gpu_type");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("expected key=value"));
+  expect_input_error("run --param gpu_type", "expected key=value");
 }
 
 TEST_CASE("cli: rejected jobs are reported with their trace line, outputs are written, exit 3") {
@@ -93,26 +77,141 @@ TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overf
   auto r = run_cli("run -q --until -5");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("field '--until'"));
-  r = run_cli("run -q --interval 0.0000004");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("field '--interval': must be 0 or at least 0.001 s"));
+  expect_input_error("run -q --interval 0.0000004", "field '--interval': must be 0 or at least 0.001 s");
   r = run_cli("run -q --restart-overhead nan");
   CHECK(r.exit_code == 2);
-  r = run_cli("run -q --jobs-per-hour 3");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("only apply with --generate"));
+  expect_input_error("run -q --jobs-per-hour 3", "only apply with --generate");
   auto trace = temp_file("far.csv", "job_id,submit_s,num_gpus,duration_s\na,5e12,1,5\nb,0,1,1e300\nc,0,1,10\n");
   r = run_cli("run -q --trace " + trace);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.output, Catch::Contains("far.csv:2: job a arrives at 5e+12 s, beyond the simulation horizon"));
   CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b needs 1e+300 s"));
-  r = run_cli("run -q --trace " + temp_dir().string());
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("is a directory"));
+  expect_input_error("run -q --trace " + temp_dir().string(), "is a directory");
 }
 
 TEST_CASE("cli: list policies names each policy with its source") {
   auto r = run_cli("list policies");
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("fifo") && Catch::Contains("srtf") && Catch::Contains("source:"));
+}
+
+// Fresh-user findings: each bad input fails before anything runs, with exit 2 and a message that
+// names the file, line and field (or the flag / spec key) and says what is accepted.
+
+TEST_CASE("cli: compare validates the shared inputs once and exits 2 on a malformed trace") {
+  auto bad = temp_file("cmp-bad.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,zz,1,5\n");
+  auto r = run_cli("compare --policies fifo,srtf --trace " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("cmp-bad.csv:3: field 'submit_s': expected a number, got 'zz'"));
+  CHECK_THAT(r.output, !Catch::Contains("fifo failed"));  // one input error, not one failure per policy
+  r = run_cli("compare --policies fifo,srtf --cluster /nonexistent/cluster.json");
+  CHECK(r.exit_code == 2);
+  expect_input_error("compare --policies fifo,srtf --interval -3", "field '--interval': must be a number of seconds in [0, 1e+12], got -3");
+}
+
+TEST_CASE("cli: experiment specs with invalid numbers fail at load, naming the spec file and key") {
+  auto spec = temp_file("neg-interval.json", R"({"policies": ["fifo"], "interval_s": -5})");
+  auto r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("neg-interval.json: field 'interval_s': must be a number of seconds in "
+                                       "[0, 1e+12], got -5"));
+  // Every run key's range, in fixed settings and on sweep axes (with the axis index).
+  spec = temp_file("bad-axis.json", R"({"policies": ["fifo"], "sweep": {"restart_overhead_s": [0, -1]}})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-axis.json: field 'sweep.restart_overhead_s[1]': must be a number of "
+                                       "seconds in [0, 1e+12], got -1"));
+  spec = temp_file("bad-until.json", R"({"policies": ["fifo"], "until_s": -1})");
+  expect_input_error("sweep --dry-run " + spec, "bad-until.json: field 'until_s'");
+  spec = temp_file("bad-fraction.json", R"({"policies": ["fifo"], "profiled_fraction": 1.5})");
+  expect_input_error("sweep --dry-run " + spec, "bad-fraction.json: field 'profiled_fraction': must be a share in (0, 1], got 1.5");
+  // check validates before running too (the baseline need not exist for a spec error).
+  expect_input_error("check " + spec + " --baseline /nonexistent.csv", "field 'profiled_fraction'");
+  // A combination: a point is checked as a whole before the sweep starts.
+  spec = temp_file("bad-combo.json", R"({"policies": ["fifo"], "profiling": "cf"})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-combo.json: field 'profiling': point fifo: 'cf' predicts from a measured "
+                                       "profile: give --throughputs"));
+}
+
+TEST_CASE("cli: a Heet profiles.json without epoch_time_s is recognised and the missing field named") {
+  auto heet = temp_file("heet-noepoch.json", R"({"keys": "gpu_type -> model -> batch -> gpus -> value",
+    "cluster": {"gpus_per_host": 4}, "iteration_time_s": {"v100": {"vgg19": {"64": {"1": 0.1}}}}})");
+  auto r = run_cli("run -q --throughputs " + heet);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("heet-noepoch.json: field 'epoch_time_s': missing: a Heet profiles.json "
+                                       "(it has 'iteration_time_s', 'keys', 'cluster')"));
+  CHECK_THAT(r.output, !Catch::Contains("Gavel"));
+}
+
+TEST_CASE("cli: an application without profiles names the workload file and line") {
+  auto workload = temp_file("wl.csv", "name,time,application,num_replicas,batch_size\n"
+                                      "a,0,nosuchapp,1,128\n");
+  std::filesystem::create_directories(temp_dir() / "no-profiles");
+  auto r = run_cli("run -q --policy fifo --workload " + workload + " --profiles " + (temp_dir() / "no-profiles").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("wl.csv:2: field 'application': job a: application 'nosuchapp' has no "
+                                       "validation-*.csv profile"));
+}
+
+TEST_CASE("cli: a Gavel total_steps beyond the exact whole-number range is out of range, with the limit") {
+  auto trace = temp_file("huge.trace", "ResNet-18 (batch size 64)\tcmd\t--num_steps\t1\t1e30\t0\t1\n");
+  auto r = run_cli("run -q --format gavel --trace " + trace);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("huge.trace:1: field 'total_steps': '1e30' is out of range: whole numbers "
+                                       "must lie within +-9e+15"));
+  trace = temp_file("frac.trace", "ResNet-18 (batch size 64)\tcmd\t--num_steps\t1\t10.5\t0\t1\n");
+  expect_input_error("run -q --format gavel --trace " + trace, "frac.trace:1: field 'total_steps': expected a whole number, got '10.5'");
+}
+
+TEST_CASE("cli: flag values are checked: seed sign, thread counts, cf-only flags, finite bytes") {
+  auto r = run_cli("run -q --seed -1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--seed") && Catch::Contains("must be a non-negative integer"));
+  r = run_cli("compare --policies fifo --jobs -1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--jobs") && Catch::Contains("must be a whole number of threads from 1 to 4096, got '-1'"));
+  auto spec = temp_file("ok.json", R"({"policies": ["fifo"]})");
+  expect_input_error("sweep " + spec + " --jobs 0", "got '0'");
+  r = run_cli("check " + spec + " --baseline x.csv -j 0");
+  CHECK(r.exit_code == 2);
+  expect_input_error("run -q --profiled-fraction 0.5", "field '--profiled-fraction': only applies with --profiling cf");
+  expect_input_error("run -q --profiling-runs 3", "field '--profiling-runs': only applies with --profiling cf");
+  expect_input_error("topology --bytes nan", "field '--bytes': must be a finite number of bytes >= 0, got nan");
+  expect_input_error("topology --bytes -4", "field '--bytes': must be a finite number of bytes >= 0, got -4");
+}
+
+TEST_CASE("cli: policy parameters are range-checked, naming the parameter") {
+  auto r = run_cli("run -q --policy tiresias --param queue_threshold_gpu_s=-1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field '--param queue_threshold_gpu_s': must be at least 0, got -1"));
+  expect_input_error("run -q --policy tiresias --param starvation_factor=nan", "field '--param starvation_factor': expected a finite number");
+  expect_input_error("run -q --policy heet --param round_s=0", "field '--param round_s': must be in [0.001, 1e+12], got 0");
+  expect_input_error("compare --policies fifo,tiresias --param queue_threshold_gpu_s=-5", "--param queue_threshold_gpu_s");
+  auto spec = temp_file("bad-param.json", R"({"policies": [{"name": "tiresias", "params": {"starvation_factor": -2}}]})");
+  r = run_cli("sweep --dry-run " + spec);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad-param.json") && Catch::Contains("starvation_factor': must be at least 0, got -2"));
+}
+
+TEST_CASE("cli: -q is accepted by run, compare, sweep and check and silences stdout") {
+  auto r = run_cli("compare -q --policies fifo,srtf 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+  auto spec = temp_file("quiet.json", R"({"policies": ["fifo"], "metrics": ["jct_mean_s"]})");
+  const std::string out = (temp_dir() / "quiet-sweep").string();
+  r = run_cli("sweep -q --out " + out + " " + spec + " 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+  CHECK(std::filesystem::exists(out + "/results.csv"));
+  r = run_cli("check -q " + spec + " --baseline " + out + "/results.csv 2>/dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.empty());
+}
+
+TEST_CASE("cli: predict-check refuses a negative seed too") {
+  auto r = run_cli("predict-check --seed -3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--seed: must be a non-negative integer"));
 }

@@ -7,25 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-struct CliResult {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using hetsim::test::expect_input_error;
+using hetsim::test::run_cli;
 
 std::filesystem::path temp_dir() {
   auto dir = std::filesystem::temp_directory_path() / ("hetsim-test-topology-" + std::to_string(getpid()));
@@ -68,12 +56,20 @@ TEST_CASE("cli run: unknown model or placement, analytic without a profile") {
   auto r = run_cli("run --placement best");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("--placement") && Catch::Contains("topology-aware"));
-  r = run_cli("run --model magic");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("--model"));
-  r = run_cli("run --model analytic");
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("--throughputs"));
+  expect_input_error("run --model magic", "--model");
+  expect_input_error("run --model analytic", "--throughputs");
   r = run_cli("run -q --placement spread");
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("cli topology: node runs name exactly the nodes of each rack") {
+  // gavel-108-2rack alternates racks: rack0 holds v100-0, 2, 4, 6, 8 and rack1 v100-1, 3, 5, 7.
+  const auto r = run_cli("topology --cluster gavel-108-2rack");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("rack rack0: 15 nodes, 60 GPUs") &&
+                           Catch::Contains("  v100-0, v100-2, .., v100-8 (5 nodes, every 2nd number): 4 x v100") &&
+                           Catch::Contains("  k80-1, k80-3, .., k80-7 (4 nodes, every 2nd number): 4 x k80"));
+  CHECK_THAT(r.output, !Catch::Contains("v100-0 .. v100-8") && !Catch::Contains("v100-1 .. v100-7"));
+  // Consecutive numbers keep the short range form.
+  CHECK_THAT(run_cli("topology --cluster gavel-108").output, Catch::Contains("  v100-0 .. v100-8 (9 nodes): 4 x v100"));
 }

@@ -1,5 +1,6 @@
 // Experiment specs: the key table, parsing, expansion into points, and errors that name the spec
 // file and the key before anything runs.
+#include <limits>
 #include <set>
 
 #include "hetsim/experiment/run_keys.hpp"
@@ -148,4 +149,47 @@ TEST_CASE("spec: Pollux/Sia workloads default to 30 s restarts as on the command
       nlohmann::ordered_json::parse(R"({"restart_overhead_s": 0, "policies": ["tiresias"], "workload": ")" + *workload + R"("})"),
       "/spec.json", registry);
   CHECK(expand_points(given, registry)[0].run.mechanism.restart_overhead_s == 0);
+}
+
+TEST_CASE("spec: every value's range is checked at load, with the command line's rules", "[experiment][spec]") {
+  auto fails = [](const std::string& text, const std::string& field, const std::string& what) {
+    CHECK_THROWS_WITH(parse(text), Catch::Contains("exp/spec.json: field '" + field + "': ") && Catch::Contains(what));
+  };
+  fails(R"({"policies": ["fifo"], "interval_s": -5})", "interval_s", "must be a number of seconds in [0, 1e+12], got -5");
+  fails(R"({"policies": ["fifo"], "interval_s": 0.0001})", "interval_s", "must be 0 or at least 0.001 s");
+  fails(R"({"policies": ["fifo"], "restart_overhead_s": 1e13})", "restart_overhead_s", "got 10000000000000");
+  fails(R"({"policies": ["fifo"], "until_s": -1})", "until_s", "got -1");
+  fails(R"({"policies": ["fifo"], "heet_round_s": 0})", "heet_round_s", "in (0, 1e+12], got 0");
+  fails(R"({"policies": ["fifo"], "profiled_fraction": 0})", "profiled_fraction", "(0, 1], got 0");
+  fails(R"({"policies": ["fifo"], "profiling_run_s": -30})", "profiling_run_s", "got -30");
+  fails(R"({"policies": ["fifo"], "profiling_runs": -2})", "profiling_runs", "got -2");
+  fails(R"({"policies": ["fifo"], "cluster_scale": 0})", "cluster_scale", "must be at least 1, got 0");
+  fails(R"({"policies": ["fifo"], "mechanism": "rounds"})", "mechanism", "unknown mechanism 'rounds'");
+  fails(R"({"policies": ["fifo"], "generator": {"jobs": 0}})", "generator.jobs", "must be at least 1 job, got 0");
+  fails(R"({"policies": ["fifo"], "sweep": {"interval_s": [60, -60]}})", "sweep.interval_s[1]", "got -60");
+  // A key that only conflicts with another is fine alone; the point check catches the pair.
+  const ExperimentSpec spec = parse(R"({"policies": ["fifo"], "profiling": "cf"})");
+  PolicyRegistry registry = make_default_registry();
+  CHECK_THROWS_WITH(expand_points(spec, registry),
+                    Catch::Contains("exp/spec.json: field 'profiling': point fifo: 'cf' predicts from a measured profile"));
+}
+
+TEST_CASE("run spec problems: defaults are valid; each problem names its key and CLI flag", "[experiment][spec]") {
+  CHECK_FALSE(find_run_spec_problem(RunSpec{}));
+  RunSpec s;
+  s.mechanism.until_s = std::numeric_limits<double>::quiet_NaN();
+  auto p = find_run_spec_problem(s);
+  REQUIRE(p);
+  CHECK(p->key == "until_s");
+  CHECK_FALSE(p->combination);
+  CHECK(cli_flag_of(p->key) == "--until");
+  s = RunSpec{};
+  s.workload = "w.csv";
+  s.trace = "t.csv";
+  p = find_run_spec_problem(s);
+  REQUIRE(p);
+  CHECK(p->key == "workload");
+  CHECK(p->combination);
+  CHECK(cli_flag_of("restart_overhead_s") == "--restart-overhead");
+  CHECK(cli_flag_of("exact_epochs") == "exact_epochs");  // no flag of that name: the key itself
 }

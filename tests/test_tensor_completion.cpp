@@ -193,3 +193,45 @@ TEST_CASE("Single-GPU sampling profiles one single-GPU cell of every job type fi
     }
   }
 }
+
+TEST_CASE("Fully profiled job types keep every measured cell and draw nothing") {
+  ProfileTensor t = empty_tensor(4, 3, 4);
+  for (double& v : t.values) v = 1.0;
+  t.values[t.index(1, 2, 3)] = std::nan("");  // one unmeasured cell in a fully profiled row stays out
+  std::mt19937_64 rng(7);
+  const auto keep = choose_profiled(t, 0.25, rng, ProfilingSampling::uniform, {1, 1, 0, 1});
+  std::size_t row2 = 0;
+  for (std::size_t n : keep) row2 += (n / 12 == 2);
+  CHECK(row2 == 3);                     // the new job type: 3 of its 12
+  CHECK(keep.size() == 12 + 11 + 3 + 12);
+  // The new row's draw is the same as if it were the only row that draws.
+  std::mt19937_64 a(7), b(7);
+  ProfileTensor one = empty_tensor(1, 3, 4);
+  for (double& v : one.values) v = 1.0;
+  std::vector<std::size_t> alone = choose_profiled(one, 0.25, a);
+  std::vector<std::size_t> mine;
+  for (std::size_t n : choose_profiled(t, 0.25, b, ProfilingSampling::uniform, {1, 1, 0, 1}))
+    if (n / 12 == 2) mine.push_back(n - 24);
+  CHECK(mine == alone);
+}
+
+TEST_CASE("New-job protocol scores each job type once, on its own hidden cells") {
+  // Exactly multiplicative tensor: size_i * speed_j * n^0.8. Every job type is new in exactly one
+  // trial, so 6 job types x 9 hidden cells are scored, and the tables recover them closely.
+  ProfileTensor t = empty_tensor(6, 3, 4);
+  const double size[] = {1, 2, 3, 5, 7, 11}, speed[] = {1.0, 2.5, 4.0};
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t k = 0; k < 4; ++k)
+        t.values[t.index(i, j, k)] = size[i] * speed[j] * std::pow(t.config_gpus[k], 0.8);
+  CompletionOptions o;
+  o.rank = 0;
+  o.pair_rank = 0;
+  const PredictCheckRow r = predict_check(t, 0.25, 10, o, 3, ProfilingSampling::uniform, ProfilingProtocol::new_job);
+  CHECK(r.cf.cells == 6 * 9);
+  CHECK(r.known == 5 * 12 + 3);
+  CHECK(r.cf.median_pct < 5.0);
+  const PredictCheckRow all = predict_check(t, 0.25, 2, o, 3);
+  CHECK(all.cf.cells == 2 * 6 * 9);
+  CHECK(all.known == 6 * 3);
+}

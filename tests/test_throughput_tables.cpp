@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "test_support.hpp"
@@ -78,6 +79,20 @@ TEST_CASE("Gavel table: isolated throughputs of the real table", "[perf][gavel]"
     const auto transformer = job("d", "Transformer (batch size 64)", 4, WorkUnit::Iterations);
     CHECK(table->rate(transformer, shape(1, 4, true)) == 13.313004543426457);
     CHECK(table->rate(transformer, shape(1, 4, false)) == 9.006861907718129);
+  }
+  SECTION("spread=consolidated (Gavel's simulator) ignores the unconsolidated table") {
+    auto packed = GavelThroughputTable::load(*path, cluster, false);
+    CHECK(packed->rate(resnet18, shape(0, 2, false)) == 100.14206200421837);
+    CHECK(packed->rate(resnet18, shape(0, 2, true)) == 100.14206200421837);
+    const ModelParams p{{"spread", "consolidated"}};
+    CHECK(make_throughput_model("auto", *path, p, cluster)->rate(resnet18, shape(0, 2, false)) == 100.14206200421837);
+    CHECK(make_throughput_model("gavel-table", *path, {{"spread", "unconsolidated"}}, cluster)
+              ->rate(resnet18, shape(0, 2, false)) == 35.33651986363828);
+    CHECK_THROWS_WITH(make_throughput_model("auto", *path, {{"spread", "packed"}}, cluster),
+                      Catch::Contains("--model-param spread") && Catch::Contains("neither unconsolidated nor consolidated"));
+    CHECK_THROWS_WITH(make_throughput_model("gavel-table", *path, {{"comm", "ring"}}, cluster),
+                      Catch::Contains("unknown gavel-table parameter"));
+    CHECK_THROWS_WITH(make_throughput_model("duration", "", p, cluster), Catch::Contains("takes no parameters"));
   }
   SECTION("no unconsolidated entry falls back to the consolidated one") {
     // k80_unconsolidated lacks ResNet-50 (batch size 64) at scale factors 2, 4 and 8.

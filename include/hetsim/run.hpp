@@ -93,6 +93,33 @@ RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const
 /// parameters without loading any input. Throws InputError as run_simulation would.
 void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry);
 
+/// The first thing wrong with a RunSpec's own values, found without reading any file.
+struct RunSpecProblem {
+  std::string key;      ///< the experiment-spec key (run_keys.hpp), e.g. "interval_s", "generator.jobs"
+  std::string message;  ///< what is wrong, with the value and the accepted range
+  bool combination = false;  ///< true when two keys conflict (no single value is wrong by itself)
+};
+
+/// Checks every value of `spec` that needs no file and no registry: ranges of the durations
+/// (finite, non-negative, rounds of at least 1 ms), counts, names (mechanism, placement, profiling,
+/// step model, throughput model) and combinations (trace vs generator vs workload). Returns the
+/// first problem, or nullopt. The one place these rules live: the CLI, experiment specs and
+/// run_simulation all call it.
+std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec);
+
+/// The command-line flag that sets an experiment-spec key ("interval_s" -> "--interval"); the key
+/// itself when no flag sets it.
+std::string cli_flag_of(const std::string& key);
+
+/// find_run_spec_problem plus the checks that need the registry (the policy and its parameters,
+/// policy/mechanism combinations). Throws InputError naming the command-line flag.
+void check_run_spec(const RunSpec& spec, const PolicyRegistry& registry);
+
+/// Loads every input of `spec` (cluster, trace or workload or generator, throughput or goodput
+/// model, the cf profile) without simulating, so a bad file fails once, before any run starts
+/// (compare uses it before running its policies). Throws InputError naming file, line and field.
+void check_run_inputs(const RunSpec& spec);
+
 /// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
 /// written.
 void write_run_outputs(const std::string& dir, const RunOutput& output);

@@ -11,6 +11,7 @@
 #include "hetsim/experiment/sweep.hpp"
 #include "hetsim/util/error.hpp"
 #include "progress.hpp"
+#include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
@@ -25,6 +26,7 @@ struct CheckOptions {
   bool all = false;
   int threads = 2;
   std::string out;
+  bool quiet = false;
 };
 
 // A fresh private folder under the system temp dir, removed when the check ends.
@@ -51,7 +53,8 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--tolerance", opts->tolerance, "Relative change allowed, e.g. 2% or 0.02")->capture_default_str();
   cmd->add_flag("--update-baseline", opts->update, "Write this run's results to the baseline file instead of checking");
   cmd->add_flag("--all", opts->all, "Print every compared value, not only those that moved");
-  cmd->add_option("-j,--jobs", opts->threads, "Runs in parallel (threads)")->capture_default_str();
+  add_threads_option(cmd, opts->threads);
+  add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--out", opts->out, "Keep the run's outputs in this folder (default: a temporary folder)");
   return [opts, &registry]() -> int {
     const double tolerance = parse_tolerance(opts->tolerance);
@@ -65,7 +68,8 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     so.threads = opts->threads;
     so.resume = false;  // a gate must measure the code as it is now
     ProgressBar bar;
-    so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
+    if (!opts->quiet)
+      so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
     const SweepCounts c = run_sweep(spec, points, registry, so);
     const fs::path results = fs::path(so.out_dir) / "results.csv";
     if (c.failed > 0) {
@@ -75,12 +79,14 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     }
     if (opts->update) {
       fs::copy_file(results, opts->baseline, fs::copy_options::overwrite_existing);
-      fmt::print("baseline {} updated from {} points\n", opts->baseline, points.size());
+      if (!opts->quiet) fmt::print("baseline {} updated from {} points\n", opts->baseline, points.size());
       return kOk;
     }
     const GateReport report = check_against_baseline(baseline, read_results_csv(results.string()), tolerance);
-    fmt::print("check {} against {}\n", spec.name, opts->baseline);
-    print_gate_report(std::cout, report, tolerance, opts->all);
+    if (!opts->quiet) {
+      fmt::print("check {} against {}\n", spec.name, opts->baseline);
+      print_gate_report(std::cout, report, tolerance, opts->all);
+    }
     if (!report.passed()) {
       fmt::print(stderr, "hetsim: regression against {} (exit code {}); if the change is intended, rerun with "
                          "--update-baseline and commit the baseline\n",

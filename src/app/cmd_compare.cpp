@@ -20,6 +20,7 @@ struct CompareOptions {
   std::vector<std::string> policies;
   int threads = 2;
   std::string out;
+  bool quiet = false;
 };
 
 // Each --param goes to the policies that declare it; one that no listed policy declares is an error.
@@ -46,11 +47,11 @@ std::vector<PolicyVariant> variants(const CompareOptions& o, const RunSpec& base
     for (const PolicyVariant& v : out) used = used || v.params.count(k);
     if (!used) throw InputError("", 0, "--param", "no listed policy declares parameter '" + k + "'");
   }
-  for (const PolicyVariant& v : out) {  // bad values fail before any run
+  for (const PolicyVariant& v : out) {  // bad values and combinations fail before any run
     RunSpec probe = base;
     probe.policy = v.name;
     probe.params = v.params;
-    check_run_policy(probe, registry);
+    check_run_spec(probe, registry);
   }
   return out;
 }
@@ -65,15 +66,19 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--policies", opts->policies, "Comma-separated policies (see `hetsim list policies`)")
       ->required()
       ->delimiter(',');
-  cmd->add_option("-j,--jobs", opts->threads, "Runs in parallel (threads)")->capture_default_str();
+  add_threads_option(cmd, opts->threads);
+  add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--out", opts->out,
                   "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv and summary.json in DIR/<policy>/");
   return [opts, &registry]() -> int {
     RunSpec base = to_run_spec(opts->run);
     const auto policies = variants(*opts, base, registry);
     base.params.clear();
+    // Every policy reads the same inputs: a bad trace, cluster or table is one input error (exit 2)
+    // before anything runs, not one failure per policy.
+    check_run_inputs(base);
     const auto entries = compare_policies(base, policies, registry, opts->threads);
-    print_compare_table(std::cout, entries);
+    if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
       std::filesystem::create_directories(opts->out);
       std::ofstream csv(std::filesystem::path(opts->out) / "compare.csv", std::ios::binary);
@@ -83,7 +88,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
       write_compare_json(json, entries);
       for (const CompareEntry& e : entries)
         if (e.output) write_run_outputs((std::filesystem::path(opts->out) / e.policy).string(), *e.output);
-      fmt::print("outputs: {}/compare.csv, {}/compare.json, {}/<policy>/\n", opts->out, opts->out, opts->out);
+      if (!opts->quiet) fmt::print("outputs: {}/compare.csv, {}/compare.json, {}/<policy>/\n", opts->out, opts->out, opts->out);
     }
     int code = kOk;
     for (const CompareEntry& e : entries) {

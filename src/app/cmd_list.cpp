@@ -27,7 +27,12 @@ Action add_list_command(CLI::App& app, const PolicyRegistry& registry) {
       fmt::print("native   hetsim's CSV with a header (docs/trace-format.md)\n"
                  "gavel    Gavel .trace files (7, 10 or 12 tab-separated fields)\n"
                  "philly   Philly jobs as flattened by the Pollux authors (philly.csv)\n"
-                 "heet     Heet prototype trace.dat (arrival round, model, epochs, GPUs, batch)\n");
+                 "heet     Heet prototype trace.dat (arrival round, model, epochs, GPUs, batch)\n"
+                 "pollux   Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size)\n"
+                 "alibaba-openb  Alibaba OpenB pod list (openb_pod_list_*.csv); CPU-only pods skipped and counted\n"
+                 "itp      Microsoft ITP trace (raw or ElasticFlow's), work = duration\n"
+                 "itp-ef   ElasticFlow's ITP trace, work = num_iteration (with --throughputs elasticflow-profiles)\n"
+                 "clusters: --cluster alibaba-openb:CSV | alibaba-pai:CSV | alibaba-spot:CSV imports a node inventory\n");
     } else if (*what == "placements") {
       for (const auto& name : placement_names()) fmt::print("{}\n", name);
     } else {

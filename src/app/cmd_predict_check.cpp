@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsim/perf/predict_check.hpp"
 #include "hetsim/util/error.hpp"
+#include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
@@ -22,6 +23,7 @@ struct PredictCheckOptions {
   bool fixed_model = false;
   bool no_interactions = false;
   std::string sampling = "uniform";
+  std::string protocol = "all-new";
 };
 
 }  // namespace
@@ -51,7 +53,13 @@ Action add_predict_check_command(CLI::App& app) {
                   "Which cells are profiled: 'uniform' (random per job type) or 'single-gpu' (one single-GPU run "
                   "on a random GPU type first, then random)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations")->capture_default_str();
+  cmd->add_option("--protocol", o->protocol,
+                  "'all-new': every job type keeps only its profiled share; 'new-job': the other job types are "
+                  "fully profiled and one group of job types per trial is new (Heet's online setting)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations, 0 .. 2^64-1")
+      ->capture_default_str()
+      ->check(seed_validator());
 
   return [o]() -> int {
     if (o->trials < 1) throw InputError("", 0, "--trials", "must be at least 1");
@@ -66,6 +74,11 @@ Action add_predict_check_command(CLI::App& app) {
       sampling = ProfilingSampling::single_gpu;
     else if (o->sampling != "uniform")
       throw InputError("", 0, "--sampling", fmt::format("'{}' is not 'uniform' or 'single-gpu'", o->sampling));
+    ProfilingProtocol protocol = ProfilingProtocol::all_new;
+    if (o->protocol == "new-job")
+      protocol = ProfilingProtocol::new_job;
+    else if (o->protocol != "all-new")
+      throw InputError("", 0, "--protocol", fmt::format("'{}' is not 'all-new' or 'new-job'", o->protocol));
     CompletionOptions copt = o->completion;
     copt.auto_select = !o->fixed_model;
     copt.interactions = !o->no_interactions;
@@ -87,7 +100,7 @@ Action add_predict_check_command(CLI::App& app) {
       ++datasets;
       const ProfileTensor truth = load_profile_tensor(s.path);
       for (double f : o->fractions) {
-        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling);
+        const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling, protocol);
         fmt::print(
             "{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>6} {:>4} {:>4}\n",
             s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct, r.linear.p90_pct,

@@ -42,7 +42,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--timeline", opts->timeline,
                   "Write the run as Chrome trace-event JSON to FILE (open in Perfetto or chrome://tracing), and "
                   "busy GPUs over time to FILE's stem + .utilization.csv");
-  cmd->add_flag("-q,--quiet", opts->quiet, "Do not print the summary table");
+  add_quiet_flag(cmd, opts->quiet);
 
   return [opts, &registry]() -> int {
     RunSpec spec = to_run_spec(opts->run);

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsim/experiment/sweep.hpp"
 #include "progress.hpp"
+#include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
@@ -18,6 +19,7 @@ struct SweepCommandOptions {
   std::string shard;
   bool fresh = false;
   bool dry_run = false;
+  bool quiet = false;
 };
 
 }  // namespace
@@ -29,7 +31,8 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
                "interruption; writes results.csv (one row per point and metric) and per-run outputs");
   cmd->add_option("spec", opts->spec, "Experiment spec (JSON)")->required();
   cmd->add_option("--out", opts->out, "Output folder (default: out/<spec name>)");
-  cmd->add_option("-j,--jobs", opts->threads, "Runs in parallel (threads)")->capture_default_str();
+  add_threads_option(cmd, opts->threads);
+  add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--shard", opts->shard, "Run only share I of N (0-based I/N: points with index mod N == I)");
   cmd->add_flag("--fresh", opts->fresh, "Re-run points that are already done");
   cmd->add_flag("--dry-run", opts->dry_run, "Check the spec and list its points without running anything");
@@ -47,18 +50,21 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!opts->shard.empty()) so.shard = parse_shard(opts->shard);
     so.resume = !opts->fresh;
     ProgressBar bar;
-    so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
+    if (!opts->quiet)
+      so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
     const auto t0 = std::chrono::steady_clock::now();
     const SweepCounts c = run_sweep(spec, points, registry, so);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("sweep {}: {} points{}, {} already done, {} run now, {} done, {} failed, {:.1f} s wall on {} threads\n",
+    const std::string suffix = so.shard.count > 1 ? fmt::format(".shard-{}-of-{}", so.shard.index, so.shard.count) : "";
+    if (!opts->quiet) {
+      fmt::print("sweep {}: {} points{}, {} already done, {} run now, {} done, {} failed, {:.1f} s wall on {} threads\n",
                spec.name, c.in_shard,
                opts->shard.empty() ? "" : fmt::format(" in shard {} (of {} in all)", opts->shard, points.size()),
                c.skipped, c.ran, c.done, c.failed, wall_s, so.threads);
-    const std::string suffix = so.shard.count > 1 ? fmt::format(".shard-{}-of-{}", so.shard.index, so.shard.count) : "";
-    fmt::print("results: {0}/results{1}.csv, failures: {0}/failures{1}.csv, runs: {0}/points/<point>/\n", so.out_dir,
-               suffix);
-    if (so.shard.count > 1) fmt::print("join the shards with: hetsim merge {} --out DIR SHARD_DIRS...\n", opts->spec);
+      fmt::print("results: {0}/results{1}.csv, failures: {0}/failures{1}.csv, runs: {0}/points/<point>/\n", so.out_dir,
+                 suffix);
+      if (so.shard.count > 1) fmt::print("join the shards with: hetsim merge {} --out DIR SHARD_DIRS...\n", opts->spec);
+    }
     if (c.failed > 0) {
       fmt::print(stderr, "hetsim: {} points failed (errors in {}/failures.csv); exit code {}\n", c.failed, so.out_dir,
                  static_cast<int>(kPointsFailed));

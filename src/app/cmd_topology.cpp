@@ -1,9 +1,13 @@
 // `hetsim topology`: the network model of a cluster (summary, Graphviz DOT) and, for a GPU set,
 // its locality, ring bottleneck and the time of each communication model.
+#include <cmath>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "hetsim/cluster/cluster_spec.hpp"
@@ -28,6 +32,39 @@ bool same_network(const Node& a, const Node& b) {
          a.interconnect_gbytes_per_s == b.interconnect_gbytes_per_s && a.nic_gbps == b.nic_gbps;
 }
 
+// "v100-3" -> ("v100-", 3); nullopt when the name does not end in digits.
+std::optional<std::pair<std::string, long long>> split_number(const std::string& name) {
+  std::size_t k = name.size();
+  while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') --k;
+  if (k == name.size() || name.size() - k > 15) return std::nullopt;
+  return std::make_pair(name.substr(0, k), std::stoll(name.substr(k)));
+}
+
+// Names of a run of alike nodes, never implying nodes that are not in it: "v100-0 .. v100-8 (9
+// nodes)" only for consecutive numbers; every 2nd node (a preset that alternates racks) is
+// "v100-0, v100-2, .., v100-8 (5 nodes, every 2nd number)"; anything else is listed.
+std::string describe_node_names(const std::vector<const Node*>& run) {
+  const std::size_t count = run.size();
+  if (count == 1) return run[0]->name;
+  std::vector<std::string> names;
+  for (const Node* n : run) names.push_back(n->name);
+  const auto first = split_number(names.front()), second = split_number(names[1]);
+  bool arithmetic = first && second && second->first == first->first && second->second > first->second;
+  const long long step = arithmetic ? second->second - first->second : 0;
+  for (std::size_t k = 1; arithmetic && k < count; ++k) {
+    const auto x = split_number(names[k]);
+    arithmetic = x && x->first == first->first && x->second == first->second + static_cast<long long>(k) * step;
+  }
+  if (arithmetic && step == 1) return fmt::format("{} .. {} ({} nodes)", names.front(), names.back(), count);
+  if (arithmetic && count >= 3) {
+    return fmt::format("{}, {}, .., {} ({} nodes, every {} number)", names[0], names[1], names.back(), count,
+                       step == 2 ? std::string("2nd") : step == 3 ? std::string("3rd") : fmt::format("{}th", step));
+  }
+  if (count <= 8) return fmt::format("{} ({} nodes)", fmt::join(names, ", "), count);
+  return fmt::format("{}, {}, {}, ... {} ({} nodes, not numbered in sequence)", names[0], names[1], names[2],
+                     names.back(), count);
+}
+
 void print_summary(const Topology& topo) {
   const Cluster& c = topo.cluster();
   fmt::print("cluster {}: {} GPUs on {} nodes in {} racks; graph: {} vertices, {} edges\n", c.name(), c.total_gpus(),
@@ -48,7 +85,9 @@ void print_summary(const Topology& topo) {
       std::size_t j = i;
       while (j + 1 < nodes.size() && same_network(*nodes[j + 1], *nodes[i])) ++j;
       const Node& n = *nodes[i];
-      const std::string names = i == j ? n.name : fmt::format("{} .. {} ({} nodes)", n.name, nodes[j]->name, j - i + 1);
+      const std::string names =
+          describe_node_names(std::vector<const Node*>(nodes.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       nodes.begin() + static_cast<std::ptrdiff_t>(j + 1)));
       fmt::print("  {}: {} x {}, {} {:g} GB/s per GPU, NIC {:g} Gbps\n", names, n.gpu_count,
                  c.gpu_types()[static_cast<std::size_t>(n.gpu_type)].name, to_string(n.interconnect),
                  n.interconnect_gbytes_per_s, n.nic_gbps);
@@ -100,14 +139,15 @@ void print_gpu_set(const Topology& topo, const std::vector<GpuId>& gpus, double 
 Action add_topology_command(CLI::App& app) {
   auto opts = std::make_shared<TopologyOptions>();
   CLI::App* cmd = app.add_subcommand("topology", "Show a cluster's network model; write it as Graphviz DOT");
-  cmd->add_option("--cluster", opts->cluster, "Cluster preset name or cluster JSON file")->capture_default_str();
+  cmd->add_option("--cluster", opts->cluster, "Cluster preset name, cluster JSON file, or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:CSV)")->capture_default_str();
   cmd->add_option("--dot", opts->dot, "Write the topology graph to FILE in Graphviz DOT (render: dot -Tpng FILE)");
   cmd->add_option("--gpus", opts->gpus, "Comma-separated GPU ids: print their locality, path, ring bottleneck and "
                                         "communication times");
   cmd->add_option("--bytes", opts->bytes, "Gradient bytes for --gpus")->capture_default_str();
   cmd->add_option("--ps-shards", opts->ps_shards, "Parameter-server shards for --gpus")->capture_default_str();
   return [opts]() -> int {
-    if (!(opts->bytes >= 0.0)) throw InputError("", 0, "--bytes", "must not be negative");
+    if (!std::isfinite(opts->bytes) || opts->bytes < 0.0)
+      throw InputError("", 0, "--bytes", fmt::format("must be a finite number of bytes >= 0, got {}", opts->bytes));
     if (opts->ps_shards < 1) throw InputError("", 0, "--ps-shards", "must be at least 1");
     const Cluster cluster = resolve_cluster(opts->cluster);
     const Topology topo(cluster);

@@ -5,13 +5,44 @@
 #include "hetsim/util/error.hpp"
 
 namespace hetsim::app {
+CLI::Validator seed_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::string_view t = text;
+        while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+        if (!t.empty() && t.front() == '-')
+          return "must be a non-negative integer (0 .. 18446744073709551615), got '" + text + "'";
+        return {};
+      },
+      "UINT", "non-negative integer");
+}
+
+void add_threads_option(CLI::App* cmd, int& threads) {
+  cmd->add_option("-j,--jobs", threads, "Runs in parallel (threads, at least 1)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              std::size_t used = 0;
+              const long long n = std::stoll(text, &used);
+              if (used == text.size() && n >= 1 && n <= 4096) return {};
+            } catch (const std::exception&) {
+            }
+            return "must be a whole number of threads from 1 to 4096, got '" + text + "'";
+          },
+          "INT>=1", "threads"));
+}
+
+void add_quiet_flag(CLI::App* cmd, bool& quiet) {
+  cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout (errors and warnings still go to stderr)");
+}
 
 void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
-  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`) or cluster JSON file")
+  cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`), cluster JSON file, or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:CSV)")
       ->capture_default_str();
   cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
   cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
-  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet")->capture_default_str();
+  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef")->capture_default_str();
   cmd->add_option("--workload", opts.spec.workload,
                   "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
                   "restart overhead 30 s unless --restart-overhead is given");
@@ -26,7 +57,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_flag("--sia-restart-costs", opts.spec.sia_restart_costs,
                 "Per-application restart costs of Sia's simulator (ncf 15 s ... imagenet 250 s) instead of one value");
   cmd->add_option("--throughputs", opts.spec.throughputs,
-                  "Throughput table (Gavel JSON, Heet profiles.json or a job-types JSON); omit for the duration model");
+                  "Throughput table (Gavel JSON, Heet profiles.json, a job-types JSON or an ElasticFlow throughputs_<GPU>/ folder); omit for the duration model");
   opts.generate_option = cmd->add_option("--generate", opts.generate_jobs,
                   "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
   opts.jobs_per_hour_option = cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
@@ -45,7 +76,8 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
       ->capture_default_str();
   cmd->add_option("--model-param", opts.model_params,
                   "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
-                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false");
+                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false; gavel-table: "
+                  "spread=unconsolidated|consolidated (consolidated = Gavel's simulator)");
   cmd->add_option("--placement", opts.spec.placement,
                   "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
       ->capture_default_str();
@@ -63,15 +95,18 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "What policies plan with: oracle (the measured table) or cf (Heet's collaborative filtering from a "
                   "profiled share; every job pays its profiling runs)")
       ->capture_default_str();
-  cmd->add_option("--profiled-fraction", opts.spec.profiled_fraction,
-                  "With --profiling cf: share of each job type's profile cells that are measured")
-      ->capture_default_str();
-  cmd->add_option("--profiling-run-s", opts.spec.profiling_run_s, "With --profiling cf: seconds per profiling run")
-      ->capture_default_str();
-  cmd->add_option("--profiling-runs", opts.spec.profiling_runs,
-                  "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
-      ->capture_default_str();
-  cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies)")->capture_default_str();
+  opts.cf_options = {
+      cmd->add_option("--profiled-fraction", opts.spec.profiled_fraction,
+                      "With --profiling cf: share of each job type's profile cells that are measured, in (0, 1]")
+          ->capture_default_str(),
+      cmd->add_option("--profiling-run-s", opts.spec.profiling_run_s, "With --profiling cf: seconds per profiling run")
+          ->capture_default_str(),
+      cmd->add_option("--profiling-runs", opts.spec.profiling_runs,
+                      "With --profiling cf: profiling runs per job (-1 = one per profiled cell)")
+          ->capture_default_str()};
+  cmd->add_option("--seed", opts.spec.seed, "Random seed (synthetic workload, randomised policies), 0 .. 2^64-1")
+      ->capture_default_str()
+      ->check(seed_validator());
   opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
 }
 
@@ -96,16 +131,12 @@ RunSpec to_run_spec(const RunOptions& opts) {
   spec.format = *format;
   spec.params = parse_params(opts.params);
   spec.model_params = parse_params(opts.model_params, "--model-param");
-  // Given options are checked, never silently ignored (run_simulation checks the range).
+  // Given options are checked, never silently ignored (find_run_spec_problem checks the range).
   if (opts.until_option && opts.until_option->count() > 0) spec.mechanism.until_s = opts.until_s;
   const bool generate = opts.generate_option && opts.generate_option->count() > 0;
-  if (generate && opts.generate_jobs < 1)
-    throw InputError("", 0, "--generate", fmt::format("must be at least 1 job, got {}", opts.generate_jobs));
   if (!generate && ((opts.jobs_per_hour_option && opts.jobs_per_hour_option->count() > 0) ||
                     (opts.single_gpu_option && opts.single_gpu_option->count() > 0)))
     throw InputError("", 0, "--jobs-per-hour", "--jobs-per-hour and --single-gpu only apply with --generate N");
-  if (generate && !(opts.jobs_per_hour > 0.0 && opts.jobs_per_hour <= 1e9))
-    throw InputError("", 0, "--jobs-per-hour", fmt::format("must be in (0, 1e9], got {}", opts.jobs_per_hour));
   if (generate) {
     GavelWorkloadConfig g;
     g.jobs = opts.generate_jobs;
@@ -113,6 +144,14 @@ RunSpec to_run_spec(const RunOptions& opts) {
     g.multi_gpu = !opts.single_gpu;
     spec.generator = g;
   }
+  if (auto problem = find_run_spec_problem(spec))
+    throw InputError("", 0, cli_flag_of(problem->key), problem->message);
+  if (spec.profiling != "cf")
+    for (const CLI::Option* o : opts.cf_options)
+      if (o->count() > 0)
+        throw InputError("", 0, o->get_name(),
+                         fmt::format("only applies with --profiling cf (profiling is '{}'); add --profiling cf or drop {}",
+                                     spec.profiling, o->get_name()));
   return spec;
 }
 

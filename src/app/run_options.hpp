@@ -25,14 +25,29 @@ struct RunOptions {
   CLI::Option* generate_option = nullptr;
   CLI::Option* jobs_per_hour_option = nullptr;
   CLI::Option* single_gpu_option = nullptr;
+  /// --profiled-fraction, --profiling-run-s, --profiling-runs: only meaningful with --profiling cf.
+  std::vector<CLI::Option*> cf_options;
 };
 
 /// Adds every run-defining option to `cmd`, storing into `opts` (which must outlive parsing).
 /// `with_policy` = false leaves out --policy (compare takes --policies instead).
 void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy = true);
 
-/// Converts parsed flags into a RunSpec. Throws InputError for a bad --format or --param.
+/// Converts parsed flags into a RunSpec and checks its values (find_run_spec_problem; the policy is
+/// the caller's to check, as compare runs several) before any file is read. Throws InputError
+/// naming the flag.
 RunSpec to_run_spec(const RunOptions& opts);
+
+/// Validator of --seed options: CLI11 reads "-1" into an unsigned seed as 2^64-1, so a sign is
+/// refused with a message giving the range.
+CLI::Validator seed_validator();
+
+/// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.
+void add_threads_option(CLI::App* cmd, int& threads);
+
+/// Adds `-q,--quiet` to `cmd`: nothing on stdout (errors and warnings still go to stderr). The same
+/// flag on run, compare, sweep and check.
+void add_quiet_flag(CLI::App* cmd, bool& quiet);
 
 /// Parses repeated key=value options. Throws InputError naming `option`.
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option = "--param");

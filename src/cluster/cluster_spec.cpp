@@ -255,14 +255,21 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
 
 Cluster load_cluster_spec(const std::string& path) { return cluster_from_json(parse_json_file(path), path); }
 
-Cluster resolve_cluster(const std::string& preset_or_file) {
+Cluster resolve_cluster(const std::string& preset_or_file, std::vector<std::string>* notes) {
   if (auto preset = make_preset(preset_or_file)) return std::move(*preset);
+  if (auto inventory = detect_node_inventory(preset_or_file)) {
+    ImportedCluster imported = import_node_inventory(inventory->first, inventory->second);
+    if (notes) notes->insert(notes->end(), imported.notes.begin(), imported.notes.end());
+    return std::move(imported.cluster);
+  }
   std::error_code ec;
   if (!preset_or_file.empty() && std::filesystem::exists(preset_or_file, ec)) return load_cluster_spec(preset_or_file);
   std::vector<std::string> names;
   for (const auto& [name, description] : list_presets()) names.push_back(name);
   throw InputError(preset_or_file, 0, "cluster",
-                   fmt::format("neither a cluster preset ({}) nor an existing cluster spec file", fmt::join(names, ", ")));
+                   fmt::format("neither a cluster preset ({}) nor an existing cluster spec file or node inventory "
+                               "(alibaba-openb:, alibaba-pai:, alibaba-spot:)",
+                               fmt::join(names, ", ")));
 }
 
 }  // namespace hetsim

@@ -74,9 +74,9 @@ std::vector<RunKey> run_keys() {
   keys.push_back(key("cluster", K::Cluster, "cluster preset or cluster JSON file", [](RunSpec& s) -> auto& { return s.cluster; }));
   keys.push_back(key("cluster_scale", K::Integer, "copies of every node of the cluster (cluster-scale axis)", [](RunSpec& s) -> auto& { return s.cluster_scale; }));
   keys.push_back(key("trace", K::Path, "trace file (omit for the generator or the built-in workload)", [](RunSpec& s) -> auto& { return s.trace; }));
-  keys.push_back(RunKey{"format", K::Text, "trace format: auto, native, gavel, philly, heet", [](RunSpec& s, const nlohmann::ordered_json& v) {
+  keys.push_back(RunKey{"format", K::Text, "trace format: auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef", [](RunSpec& s, const nlohmann::ordered_json& v) {
     auto f = parse_trace_format(v.get<std::string>());
-    if (!f) throw std::invalid_argument("unknown trace format '" + v.get<std::string>() + "' (auto, native, gavel, philly, heet)");
+    if (!f) throw std::invalid_argument("unknown trace format '" + v.get<std::string>() + "' (auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef)");
     s.format = *f; }});
   keys.push_back(key("heet_round_s", K::Number, "seconds per arrival round of Heet prototype traces", [](RunSpec& s) -> auto& { return s.trace_options.heet_round_s; }));
   keys.push_back(key("model", K::Text, "throughput model: auto, gavel-table, heet-profile, duration, analytic", [](RunSpec& s) -> auto& { return s.model; }));

@@ -1,5 +1,6 @@
 #include "hetsim/experiment/spec.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -95,12 +96,17 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
     load_cluster_spec(file);  // a bad cluster file fails now, with the loader's file:field message
     stored = file;
   }
+  RunSpec scratch;
   try {
-    RunSpec scratch;
     k->set(scratch, stored);
   } catch (const std::exception& e) {
     throw InputError(spec_path, 0, field, e.what());
   }
+  // The value's own range (a negative interval, a NaN-free duration, a share in (0, 1]): on an
+  // otherwise default run, a problem with this key can only come from this value. Combinations of
+  // keys are checked per point by expand_points.
+  if (auto problem = find_run_spec_problem(scratch); problem && !problem->combination && problem->key == key)
+    throw InputError(spec_path, 0, field, problem->message);
   return stored;
 }
 
@@ -324,19 +330,21 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
       if (p.id.size() > 150) p.id = fmt::format("{}__p{}", p.id.substr(0, 140), p.index);
       // Checks that need the whole point: the policy with every parameter, and the generator.
       const std::string where = fmt::format("point {}", p.id);
+      // Every value and combination of the point (the same rules as the command line), so a bad
+      // spec fails before the first run, naming the spec key (or its sweep axis).
+      if (auto problem = find_run_spec_problem(p.run)) {
+        const bool axis = std::any_of(spec.axes.begin(), spec.axes.end(),
+                                      [&](const SweepAxis& a) { return a.key == problem->key; });
+        throw InputError(spec.path, 0, axis ? "sweep." + problem->key : problem->key,
+                         fmt::format("{}: {}", where, problem->message));
+      }
       try {
-        check_run_policy(p.run, registry);
+        check_run_spec(p.run, registry);
       } catch (const InputError& e) {
         throw InputError(spec.path, 0, "policies/param", fmt::format("{}: {}", where, e.what()));
       }
-      if (p.run.cluster_scale < 1) throw InputError(spec.path, 0, "cluster_scale", where + ": must be at least 1");
       if (p.run.generator) {
         const GavelWorkloadConfig& g = *p.run.generator;
-        if (!p.run.trace.empty()) throw InputError(spec.path, 0, "generator", where + ": set either trace or generator.*, not both");
-        if (p.run.throughputs.empty())
-          throw InputError(spec.path, 0, "throughputs", where + ": the generator needs a Gavel throughput table");
-        if (g.jobs <= 0) throw InputError(spec.path, 0, "generator.jobs", where + ": must be positive");
-        if (!(g.jobs_per_hour > 0)) throw InputError(spec.path, 0, "generator.jobs_per_hour", where + ": must be positive");
         if (generator_tables_checked.emplace(p.run.throughputs, g.reference_gpu).second)
           read_generator_job_types(p.run.throughputs, g.reference_gpu);
       }

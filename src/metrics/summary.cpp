@@ -163,6 +163,11 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["throughput_model"] = info.throughput_model;
   j["seed"] = info.seed;
   j["mechanism"] = info.mechanism;
+  // Only runs whose inputs needed interpretation carry these, so other runs keep their bytes.
+  if (s.rows_skipped > 0 || !s.input_notes.empty()) {
+    j["rows_skipped"] = s.rows_skipped;
+    j["input_notes"] = s.input_notes;
+  }
   out << j.dump(2) << "\n";
 }
 
@@ -173,6 +178,7 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
   fmt::print(out, "  {:<22}{:>16}\n", "completed", s.completed);
   fmt::print(out, "  {:<22}{:>16}\n", "rejected", s.rejected);
   fmt::print(out, "  {:<22}{:>16}\n", "unfinished", s.unfinished);
+  if (s.rows_skipped > 0) fmt::print(out, "  {:<22}{:>16}\n", "rows skipped", s.rows_skipped);
   fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT mean (s)", s.jct_mean_s);
   fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p50 (s)", s.jct_p50_s);
   fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p95 (s)", s.jct_p95_s);

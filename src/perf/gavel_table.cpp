@@ -40,12 +40,14 @@ std::pair<std::string, int> parse_key(std::string_view key, const std::string& p
 
 }  // namespace
 
-std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, const Cluster& cluster) {
+std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, const Cluster& cluster,
+                                                                 bool spread_unconsolidated) {
   const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a Gavel throughput table must be a JSON object keyed by GPU type");
 
   auto table = std::make_unique<GavelThroughputTable>();
   table->path_ = path;
+  table->spread_unconsolidated_ = spread_unconsolidated;
   const std::size_t types = cluster.gpu_types().size();
   table->consolidated_.assign(types, {});
   table->unconsolidated_.assign(types, {});
@@ -110,10 +112,11 @@ double GavelThroughputTable::rate(const JobSpec& job, const AllocationShape& sha
   const Key key{job.job_type, shape.gpu_count};
   // Measured values first (the unconsolidated variant when the GPUs span nodes), then the
   // documented extrapolation from the largest smaller measured scale factor.
-  if (!shape.consolidated)
+  const bool spread = !shape.consolidated && spread_unconsolidated_;
+  if (spread)
     if (auto v = exact(unconsolidated_[t], key)) return *v;
   if (auto v = exact(consolidated_[t], key)) return *v;
-  if (!shape.consolidated)
+  if (spread)
     if (auto v = extrapolated(unconsolidated_[t], key)) return *v;
   if (auto v = extrapolated(consolidated_[t], key)) return *v;
   return 0.0;

@@ -140,8 +140,18 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
                                                  const std::vector<std::string>& roots, const std::string& step_model) {
   std::unique_ptr<StepTimeModel> steps;
   std::map<std::string, PolluxApplication> apps;
-  for (const JobSpec& j : workload.jobs)
-    if (!j.job_type.empty() && !apps.count(j.job_type)) apps.emplace(j.job_type, PolluxApplication::load(j.job_type, roots));
+  for (const JobSpec& j : workload.jobs) {
+    if (j.job_type.empty() || apps.count(j.job_type)) continue;
+    try {
+      apps.emplace(j.job_type, PolluxApplication::load(j.job_type, roots));
+    } catch (const InputError& e) {
+      // An application without profiles is the workload's error: name its first row. Errors
+      // inside a profile file already name that file.
+      if (!e.file().empty()) throw;
+      throw InputError(j.source_file, j.source_line, "application",
+                       fmt::format("job {}: {}", j.id, e.message()));
+    }
+  }
   if (step_model == "pollux-table") {
     steps = std::make_unique<PolluxTableStepModel>();
   } else if (step_model == "pollux-fit") {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "hetsim/perf/profile_tables.hpp"
@@ -19,11 +20,29 @@ const nlohmann::json& require_object(const nlohmann::json& j, const std::string&
 
 }  // namespace
 
+bool is_heet_profile_json(const nlohmann::json& root) {
+  return root.is_object() && (root.contains("epoch_time_s") || root.contains("iteration_time_s") ||
+                              (root.contains("keys") && root.contains("cluster")));
+}
+
+void require_heet_epoch_times(const nlohmann::json& root, const std::string& path) {
+  if (root.contains("epoch_time_s")) return;
+  std::vector<std::string> present;
+  for (const char* k : {"iteration_time_s", "keys", "cluster", "round_length_s"})
+    if (root.contains(k)) present.push_back(fmt::format("'{}'", k));
+  throw InputError(path, 0, "epoch_time_s",
+                   fmt::format("missing: a Heet profiles.json ({}) needs the section epoch_time_s (gpu type -> model "
+                               "-> global batch size -> GPUs -> seconds per epoch); hetsim's rates are "
+                               "1 / epoch_time_s",
+                               present.empty() ? std::string("no Heet fields found")
+                                               : fmt::format("it has {}", fmt::join(present, ", "))));
+}
+
 std::unique_ptr<HeetProfileTable> HeetProfileTable::load(const std::string& path, const Cluster& cluster) {
   const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a Heet profile table must be a JSON object");
+  require_heet_epoch_times(root, path);
   const auto epochs = root.find("epoch_time_s");
-  if (epochs == root.end()) throw InputError(path, 0, "epoch_time_s", "missing (gpu -> model -> batch -> GPUs -> s)");
 
   auto table = std::make_unique<HeetProfileTable>();
   table->path_ = path;

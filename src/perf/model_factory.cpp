@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hetsim/perf/analytic_model.hpp"
+#include "hetsim/perf/elasticflow_table.hpp"
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
@@ -16,6 +17,7 @@ namespace {
 // A job-types JSON is the only throughput file with a top-level "job_types" key. A file that does
 // not parse is left to the real loader, which reports the line.
 bool is_job_types_file(const std::string& path) {
+  if (ElasticFlowThroughputTable::is_profile_dir(path)) return false;
   try {
     const auto root = nlohmann::json::parse(read_file(path));
     return root.is_object() && root.contains("job_types");
@@ -63,7 +65,7 @@ AnalyticConfig analytic_config(const ModelParams& params) {
 
 }  // namespace
 
-std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table", "heet-profile", "duration", "analytic"}; }
+std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table", "heet-profile", "elasticflow-table", "duration", "analytic"}; }
 
 std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
                                                        const ModelParams& params, const Cluster& cluster) {
@@ -75,16 +77,33 @@ std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, 
     auto profile = is_job_types_file(path) ? load_job_types_profile(path, cluster) : load_gavel_compute_profile(path, cluster);
     return std::make_unique<AnalyticModel>(cluster, std::move(profile), config);
   }
-  if (!params.empty())
+  // gavel-table's one parameter; checked again below once "auto" has resolved to a model.
+  bool spread_unconsolidated = true;
+  for (const auto& [key, value] : params) {
+    const std::string field = "--model-param " + key;
+    if (key != "spread")
+      throw InputError("", 0, field,
+                       name == "gavel-table" || name == "auto" ? "unknown gavel-table parameter; expected spread"
+                                                               : fmt::format("model '{}' takes no parameters", name));
+    if (value != "unconsolidated" && value != "consolidated")
+      throw InputError("", 0, field, fmt::format("'{}' is neither unconsolidated nor consolidated", value));
+    spread_unconsolidated = value == "unconsolidated";
+  }
+  if (!params.empty() && name != "gavel-table" && name != "auto")
     throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", name));
-  if (name == "auto") return load_throughput_model(path, cluster);
+  if (name == "auto") {
+    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
+    if (!params.empty() && model->name() != "gavel-table")
+      throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", model->name()));
+    return model;
+  }
   if (name == "duration") {
     if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
     return std::make_unique<DurationModel>(cluster);
   }
-  if (name == "gavel-table" || name == "heet-profile") {
+  if (name == "gavel-table" || name == "heet-profile" || name == "elasticflow-table") {
     if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
-    auto model = load_throughput_model(path, cluster);
+    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
     if (model->name() != name)
       throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
     return model;

@@ -25,7 +25,7 @@ ErrorStats error_stats(std::vector<double> ape) {
 }
 
 std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
-                                         ProfilingSampling sampling) {
+                                         ProfilingSampling sampling, const std::vector<char>& fully_profiled) {
   std::vector<std::size_t> keep;
   const std::size_t row = truth.dim_gpus() * truth.dim_configs();
   for (std::size_t i = 0; i < truth.dim_jobs(); ++i) {
@@ -33,6 +33,10 @@ std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double frac
     for (std::size_t n = i * row; n < (i + 1) * row; ++n)
       if (truth.measured(n)) cells.push_back(n);
     if (cells.empty()) continue;
+    if (i < fully_profiled.size() && fully_profiled[i]) {
+      keep.insert(keep.end(), cells.begin(), cells.end());
+      continue;
+    }
     const auto want = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(fraction * static_cast<double>(cells.size()))));
     std::size_t first = 0;
     if (sampling == ProfilingSampling::single_gpu) {
@@ -72,7 +76,7 @@ ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_
 #pragma GCC diagnostic ignored "-Wuse-after-free"
 #endif
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
-                              std::uint64_t seed, ProfilingSampling sampling) {
+                              std::uint64_t seed, ProfilingSampling sampling, ProfilingProtocol protocol) {
   if (!(fraction > 0.0 && fraction < 1.0)) throw std::invalid_argument("profiled fraction must be in (0, 1)");
   if (truth.measured_count() == 0) throw std::invalid_argument("profile has no measured cell");
   PredictCheckRow row;
@@ -80,9 +84,25 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
   std::vector<double> e_cf, e_lin, e_2d;
   std::set<std::string> warnings;
   std::size_t known_total = 0;
+  // new_job: a seeded split of the job types into groups, one group new per trial.
+  std::vector<std::size_t> group_of(truth.dim_jobs(), 0);
+  if (protocol == ProfilingProtocol::new_job) {
+    trials = std::min(trials, static_cast<int>(truth.dim_jobs()));
+    std::vector<std::size_t> order(truth.dim_jobs());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::mt19937_64 split(seed ^ 0x5851f42d4c957f2dULL);
+    for (std::size_t n = order.size(); n > 1; --n) std::swap(order[n - 1], order[split() % n]);
+    for (std::size_t n = 0; n < order.size(); ++n) group_of[order[n]] = n % static_cast<std::size_t>(std::max(1, trials));
+  }
   for (int t = 0; t < trials; ++t) {
     std::mt19937_64 rng(seed + static_cast<std::uint64_t>(t));
-    const std::vector<std::size_t> keep = choose_profiled(truth, fraction, rng, sampling);
+    std::vector<char> full;
+    if (protocol == ProfilingProtocol::new_job) {
+      full.assign(truth.dim_jobs(), 1);
+      for (std::size_t i = 0; i < full.size(); ++i)
+        if (group_of[i] == static_cast<std::size_t>(t)) full[i] = 0;
+    }
+    const std::vector<std::size_t> keep = choose_profiled(truth, fraction, rng, sampling, full);
     known_total += keep.size();
     std::vector<char> is_known(truth.size(), 0);
     for (std::size_t n : keep) is_known[n] = 1;

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/json_file.hpp"
 #include "hetsim/util/parse.hpp"
@@ -106,8 +107,8 @@ void require_object(const nlohmann::json& j, const std::string& path, const std:
 }
 
 ProfileTensor heet_from_json(const nlohmann::json& root, const std::string& path) {
+  require_heet_epoch_times(root, path);
   const auto epochs = root.find("epoch_time_s");
-  if (epochs == root.end()) throw InputError(path, 0, "epoch_time_s", "missing (gpu -> model -> batch -> GPUs -> s)");
   require_object(*epochs, path, "epoch_time_s");
   TensorBuilder b;
   for (const auto& [gpu, models] : epochs->items()) {
@@ -194,7 +195,7 @@ ProfileTensor load_profile_tensor(const std::string& path) {
   }
   const nlohmann::json root = parse_json_file(path);
   if (!root.is_object()) throw InputError(path, 0, "", "a profile table must be a JSON object");
-  return root.contains("epoch_time_s") ? heet_from_json(root, path) : gavel_from_json(root, path);
+  return is_heet_profile_json(root) ? heet_from_json(root, path) : gavel_from_json(root, path);
 }
 
 }  // namespace hetsim

@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "random_binding.hpp"
@@ -111,8 +112,8 @@ void register_afs(PolicyRegistry& registry) {
       "Hwang et al., NSDI'21 (AFS), as in the Heet prototype baseline mozizhao/elastic AFS_scheduler.py",
       {{"round_s", "120", "round length in seconds when the run gives no --interval"}},
       [](const PolicyParams& p, std::uint64_t seed) -> std::unique_ptr<SchedulingPolicy> {
-        const double round = param_double(p, "round_s");
-        if (!(round > 0.0)) throw InputError("", 0, "--param", "afs: round_s must be positive");
+        // As --interval: rounds under a millisecond would take billions of rounds.
+        const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
         return std::make_unique<AfsPolicy>(round, seed);
       },
       nullptr});

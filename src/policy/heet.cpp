@@ -9,6 +9,7 @@
 // filter's predictions under --profiling cf. Rules beyond the prototype: docs/policies.md.
 #include <algorithm>
 
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/policy/heet_plan.hpp"
 #include "hetsim/util/error.hpp"
@@ -102,8 +103,8 @@ void register_heet(PolicyRegistry& registry) {
       "Mo, Xu, Xu, ASPLOS'24 (Heet); rules of the prototype mozizhao/elastic our_scheduler.py",
       {{"round_s", "120", "round length in seconds when the run gives no --interval"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
-        const double round = param_double(p, "round_s");
-        if (!(round > 0.0)) throw InputError("", 0, "--param", "heet: round_s must be positive");
+        // As --interval: rounds under a millisecond would take billions of rounds.
+        const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
         return std::make_unique<HeetPolicy>(round);
       },
       nullptr});

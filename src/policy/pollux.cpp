@@ -14,6 +14,7 @@
 //    are placed on the fewest nodes (best fit). A job uses one GPU type: the one it runs on, else
 //    the type (with unpromised GPUs) where one GPU gives it the most goodput.
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <compare>
 #include <map>
@@ -197,7 +198,7 @@ void register_pollux(PolicyRegistry& registry) {
       "Pollux (Qiao et al., OSDI'21); hetsim's greedy optimiser instead of Pollux's genetic algorithm",
       {{"stickiness", "0.2", "extra weight on gains that keep a running job at its current GPU count (damps restarts)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
-        return std::make_unique<PolluxPolicy>(param_double(p, "stickiness"));
+        return std::make_unique<PolluxPolicy>(param_double(p, "stickiness", 0.0, std::numeric_limits<double>::max()));
       },
       {}});
 }

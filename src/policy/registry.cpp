@@ -1,6 +1,7 @@
 #include "hetsim/policy/registry.hpp"
 
 #include <fmt/format.h>
+#include <limits>
 #include <stdexcept>
 
 #include "hetsim/policy/builtin.hpp"
@@ -71,6 +72,17 @@ double param_double(const PolicyParams& params, const std::string& key) {
   auto it = params.find(key);
   if (it == params.end()) throw std::logic_error("undeclared policy parameter read: " + key);
   return parse_double(it->second, SourcePos{"", 0, "--param " + key});
+}
+
+double param_double(const PolicyParams& params, const std::string& key, double min, double max) {
+  const double v = param_double(params, key);
+  if (!(v >= min && v <= max)) {
+    const std::string range = max >= std::numeric_limits<double>::max()
+                                  ? fmt::format("at least {:g}", min)
+                                  : fmt::format("in [{:g}, {:g}]", min, max);
+    throw InputError("", 0, "--param " + key, fmt::format("must be {}, got {:g}", range, v));
+  }
+  return v;
 }
 
 const std::string& param_string(const PolicyParams& params, const std::string& key) {

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "allocation_lp.hpp"
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -207,7 +208,8 @@ void register_sia(PolicyRegistry& registry) {
            penalty = param_double(params, "restart_penalty_s");
     if (p == 0.0 || !std::isfinite(p)) throw InputError("", 0, "--param p", "must be a non-zero number");
     if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
-    if (!(penalty >= 0.0)) throw InputError("", 0, "--param restart_penalty_s", "must not be negative");
+    if (!(penalty >= 0.0 && penalty <= kMaxSimSeconds))
+      throw InputError("", 0, "--param restart_penalty_s", fmt::format("must be in [0, {:.0e}] s, got {:g}", kMaxSimSeconds, penalty));
     double nodes = param_double(params, "mip_node_limit"), time_limit = param_double(params, "mip_time_limit_s");
     if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
       throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");

@@ -7,6 +7,7 @@
 // ignored, as in the prototype. Round length 120 s unless --interval is given.
 #include <algorithm>
 
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "random_binding.hpp"
@@ -66,8 +67,8 @@ void register_srsf(PolicyRegistry& registry) {
       "Heet prototype baseline mozizhao/elastic SRSF_scheduler.py (SRSF: Tiresias, Gu et al., NSDI'19)",
       {{"round_s", "120", "round length in seconds when the run gives no --interval"}},
       [](const PolicyParams& p, std::uint64_t seed) -> std::unique_ptr<SchedulingPolicy> {
-        const double round = param_double(p, "round_s");
-        if (!(round > 0.0)) throw InputError("", 0, "--param", "srsf: round_s must be positive");
+        // As --interval: rounds under a millisecond would take billions of rounds.
+        const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
         return std::make_unique<SrsfPolicy>(round, seed);
       },
       nullptr});

@@ -14,8 +14,9 @@
 //    setting);
 //  - new jobs are placed node by node, each time on the node with the most free GPUs.
 // On several GPU types a job uses one type: the one it runs on, else the type with the most GPUs
-// still unpromised (a documented extension; the simulator has one type).
+// still unpromised among those it can run on (a documented extension; the simulator has one type).
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <map>
 
@@ -85,8 +86,11 @@ class TiresiasPolicy final : public SchedulingPolicy {
         if (job.status == JobStatus::Running) {
           if (cap[static_cast<std::size_t>(job.gpu_type)] >= n) type = job.gpu_type;
         } else {
+          // A type on which the job cannot run (the table's measured 0) is never chosen.
           for (std::size_t t = 0; t < ntypes; ++t)
-            if (cap[t] >= n && (type < 0 || cap[t] > cap[static_cast<std::size_t>(type)])) type = static_cast<GpuTypeId>(t);
+            if (cap[t] >= n && (type < 0 || cap[t] > cap[static_cast<std::size_t>(type)]) &&
+                ctx.rate_on_type(*job.spec, static_cast<GpuTypeId>(t), n) > 0.0)
+              type = static_cast<GpuTypeId>(t);
         }
         State& s = state_[j];
         s.marked_running = type >= 0;
@@ -136,8 +140,9 @@ void register_tiresias(PolicyRegistry& registry) {
       {{"queue_threshold_gpu_s", "57600", "attained GPU-seconds that demote a job from queue 0 to queue 1"},
        {"starvation_factor", "0", "queue-1 job returns to queue 0 after waiting this many times its run time (0 = off)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
-        return std::make_unique<TiresiasPolicy>(param_double(p, "queue_threshold_gpu_s"),
-                                                param_double(p, "starvation_factor"));
+        constexpr double any = std::numeric_limits<double>::max();
+        return std::make_unique<TiresiasPolicy>(param_double(p, "queue_threshold_gpu_s", 0.0, any),
+                                                param_double(p, "starvation_factor", 0.0, any));
       },
       {}});
 }

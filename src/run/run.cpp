@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/cf_model.hpp"
 #include "hetsim/perf/profile_tables.hpp"
+#include "hetsim/perf/type_constraint.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/synthetic.hpp"
 
@@ -105,12 +108,196 @@ RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const
   return out;
 }
 
+namespace {
+
+// True when `value` is one of the accepted names `known`.
+bool one_of(const std::string& value, const std::vector<std::string>& known) {
+  return std::find(known.begin(), known.end(), value) != known.end();
+}
+
+std::optional<RunSpecProblem> seconds_problem(const char* key, double v, double min_positive) {
+  if (!(v >= 0.0 && v <= kMaxSimSeconds))
+    return RunSpecProblem{key, fmt::format("must be a number of seconds in [0, {:.0e}], got {}", kMaxSimSeconds, v)};
+  // Rounds shorter than a millisecond would make a run of any length take billions of rounds.
+  if (v > 0.0 && v < min_positive)
+    return RunSpecProblem{key, fmt::format("must be 0 or at least {} s, got {}", min_positive, v)};
+  return std::nullopt;
+}
+
+// The workload and the throughput model of a run (the goodput model for Pollux/Sia workloads).
+struct RunInputs {
+  Workload workload;
+  std::unique_ptr<ThroughputModel> model;
+};
+
+// `notes` (optional) receives a node-inventory importer's notes.
+Cluster load_run_cluster(const RunSpec& spec, std::vector<std::string>* notes = nullptr) {
+  Cluster cluster = resolve_cluster(spec.cluster, notes);
+  if (spec.cluster_scale > 1) cluster = scale_cluster(cluster, spec.cluster_scale);
+  return cluster;
+}
+
+// Reads the workload and builds the model on `cluster`, which must outlive the model. Assumes
+// find_run_spec_problem found nothing.
+RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
+  RunInputs in;
+  if (!spec.workload.empty()) {
+    in.workload = read_trace(spec.workload, TraceFormat::Pollux);
+    std::vector<std::string> roots = spec.profiles.empty() ? default_profile_roots(spec.workload) : spec.profiles;
+    if (roots.empty())
+      throw InputError(spec.workload, 0, "--profiles",
+                       "no application profiles found next to the workload (no traces/ folder above it); pass --profiles DIR");
+    auto model = load_goodput_model(cluster, in.workload, roots, spec.step_model);
+    model->set_whole_second_epochs(!spec.exact_epochs);
+    attach_goodput_work(in.workload, *model, spec.sia_restart_costs);
+    in.model = std::move(model);
+    return in;
+  }
+  if (spec.generator) {
+    GavelWorkloadConfig cfg = *spec.generator;
+    cfg.seed = spec.seed;
+    in.workload = make_gavel_workload(cfg, read_generator_job_types(spec.throughputs, cfg.reference_gpu), spec.throughputs);
+  } else if (spec.trace.empty()) {
+    SyntheticWorkloadConfig cfg;
+    cfg.seed = spec.seed;
+    in.workload = make_synthetic_workload(cfg);
+  } else {
+    in.workload = read_trace(spec.trace, spec.format, spec.trace_options);
+  }
+  in.model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
+  // Only traces with GPU-type constraints pay for the wrapper; other runs keep the bare model.
+  const auto constrained = [](const JobSpec& j) { return !j.allowed_gpu_types.empty(); };
+  if (std::any_of(in.workload.jobs.begin(), in.workload.jobs.end(), constrained))
+    in.model = std::make_unique<TypeConstrainedModel>(std::move(in.model), cluster);
+  return in;
+}
+
+}  // namespace
+
+std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
+  using P = RunSpecProblem;
+  const std::string& kind = spec.mechanism_kind;
+  if (!one_of(kind, {"auto", "event", "gavel"}))
+    return P{"mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)"};
+  if (!one_of(spec.placement, placement_names()))
+    return P{"placement", fmt::format("unknown placement '{}' (known: {})", spec.placement, fmt::join(placement_names(), ", "))};
+  if (!one_of(spec.model, throughput_model_names()))
+    return P{"model", fmt::format("unknown throughput model '{}' (known: {})", spec.model,
+                                  fmt::join(throughput_model_names(), ", "))};
+  if (!one_of(spec.profiling, {"oracle", "cf"}))
+    return P{"profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'"};
+  if (!one_of(spec.step_model, {"pollux-table", "pollux-fit"}))
+    return P{"step_model", "unknown step-time model '" + spec.step_model + "' (known: pollux-table, pollux-fit)"};
+  if (auto p = seconds_problem("restart_overhead_s", spec.mechanism.restart_overhead_s, 0.0)) return p;
+  if (auto p = seconds_problem("interval_s", spec.mechanism.interval_s, 1e-3)) return p;
+  if (spec.mechanism.until_s)
+    if (auto p = seconds_problem("until_s", *spec.mechanism.until_s, 0.0)) return p;
+  const double round_s = spec.trace_options.heet_round_s;
+  if (!(round_s > 0.0 && round_s <= kMaxSimSeconds))
+    return P{"heet_round_s", fmt::format("must be a number of seconds in (0, {:.0e}], got {}", kMaxSimSeconds, round_s)};
+  if (spec.cluster_scale < 1) return P{"cluster_scale", fmt::format("must be at least 1, got {}", spec.cluster_scale)};
+  if (!(spec.profiled_fraction > 0.0 && spec.profiled_fraction <= 1.0))
+    return P{"profiled_fraction", fmt::format("must be a share in (0, 1], got {}", spec.profiled_fraction)};
+  if (auto p = seconds_problem("profiling_run_s", spec.profiling_run_s, 0.0)) return p;
+  if (spec.profiling_runs < -1)
+    return P{"profiling_runs", fmt::format("must be -1 (one per profiled cell) or a count >= 0, got {}", spec.profiling_runs)};
+  if (spec.generator) {
+    const GavelWorkloadConfig& g = *spec.generator;
+    if (g.jobs < 1) return P{"generator.jobs", fmt::format("must be at least 1 job, got {}", g.jobs)};
+    if (!(g.jobs_per_hour > 0.0 && g.jobs_per_hour <= 1e9))
+      return P{"generator.jobs_per_hour", fmt::format("must be in (0, 1e9], got {}", g.jobs_per_hour)};
+    if (!spec.trace.empty()) return P{"generator", "a run takes either a trace or the generator, not both", true};
+    if (spec.throughputs.empty())
+      return P{"throughputs", "the generator draws job types from a Gavel throughput table: set throughputs", true};
+  }
+  if (!spec.workload.empty()) {
+    if (!spec.trace.empty()) return P{"workload", "give either --trace or --workload, not both", true};
+    if (spec.generator) return P{"workload", "give either --workload or the generator, not both", true};
+    if (!spec.throughputs.empty())
+      return P{"throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs", true};
+    if (spec.model != "auto" || !spec.model_params.empty())
+      return P{"model", "a Pollux/Sia workload runs on the goodput model; choose its step-time model with --step-model", true};
+    if (spec.profiling != "oracle")
+      return P{"profiling", "'cf' predicts from a --throughputs table; a Pollux/Sia workload runs on the goodput model", true};
+  }
+  if (spec.profiling == "cf" && spec.throughputs.empty())
+    return P{"profiling", "'cf' predicts from a measured profile: give --throughputs", true};
+  return std::nullopt;
+}
+
+std::string cli_flag_of(const std::string& key) {
+  static constexpr std::pair<const char*, const char*> kFlags[] = {
+      {"cluster", "--cluster"},
+      {"cluster_scale", "--cluster-scale"},
+      {"trace", "--trace"},
+      {"format", "--format"},
+      {"heet_round_s", "--heet-round"},
+      {"model", "--model"},
+      {"profiling", "--profiling"},
+      {"profiled_fraction", "--profiled-fraction"},
+      {"profiling_run_s", "--profiling-run-s"},
+      {"profiling_runs", "--profiling-runs"},
+      {"workload", "--workload"},
+      {"profiles", "--profiles"},
+      {"step_model", "--step-model"},
+      {"throughputs", "--throughputs"},
+      {"policy", "--policy"},
+      {"mechanism", "--mechanism"},
+      {"placement", "--placement"},
+      {"restart_overhead_s", "--restart-overhead"},
+      {"interval_s", "--interval"},
+      {"until_s", "--until"},
+      {"seed", "--seed"},
+      {"generator", "--generate"},
+      {"generator.jobs", "--generate"},
+      {"generator.jobs_per_hour", "--jobs-per-hour"},
+  };
+  for (const auto& [k, flag] : kFlags)
+    if (key == k) return flag;
+  return key;
+}
+
+namespace {
+
+// Policy/mechanism combinations: they need the registry to know whether a policy is
+// allocation-only (and so runs under the gavel mechanism).
+std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const PolicyRegistry& registry) {
+  if (!uses_gavel_mechanism(spec, registry.find(spec.policy))) return std::nullopt;
+  if (!spec.workload.empty())
+    return RunSpecProblem{"mechanism",
+                          "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
+                              "' needs --mechanism gavel, which does not model elastic goodput jobs",
+                          true};
+  if (spec.profiling != "oracle")
+    return RunSpecProblem{"profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel",
+                          true};
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_run_spec(const RunSpec& spec, const PolicyRegistry& registry) {
+  auto problem = find_run_spec_problem(spec);
+  if (!problem) {
+    check_run_policy(spec, registry);
+    problem = find_mechanism_problem(spec, registry);
+  }
+  if (problem) throw InputError("", 0, cli_flag_of(problem->key), problem->message);
+}
+
+void check_run_inputs(const RunSpec& spec) {
+  if (auto problem = find_run_spec_problem(spec))
+    throw InputError("", 0, cli_flag_of(problem->key), problem->message);
+  const Cluster cluster = load_run_cluster(spec);
+  const RunInputs in = load_run_inputs(spec, cluster);
+  if (spec.profiling == "cf") load_profile_tensor(spec.throughputs);
+}
+
 RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
                          std::span<JobEventSink* const> extra_sinks) {
   // Check the cheap things first so a typo fails before a large trace is read.
-  const std::string& kind = spec.mechanism_kind;
-  if (kind != "auto" && kind != "event" && kind != "gavel")
-    throw InputError("", 0, "--mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)");
+  if (auto problem = find_run_spec_problem(spec))
+    throw InputError("", 0, cli_flag_of(problem->key), problem->message);
   const bool gavel = uses_gavel_mechanism(spec, registry.find(spec.policy));
   std::unique_ptr<SchedulingPolicy> policy;
   std::unique_ptr<AllocationPolicy> allocation_policy;
@@ -118,77 +305,36 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     allocation_policy = registry.make_allocation(spec.policy, spec.params, spec.seed);
   else
     policy = registry.make(spec.policy, spec.params, spec.seed);
+  if (auto problem = find_mechanism_problem(spec, registry))
+    throw InputError("", 0, cli_flag_of(problem->key), problem->message);
   auto placement = make_placement(spec.placement, spec.seed);
-  if (!placement) {
-    std::string known;
-    for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("", 0, "--placement", "unknown placement '" + spec.placement + "' (known: " + known + ")");
-  }
-  auto check_seconds = [](double v, const char* field, double min_positive) {
-    if (!(v >= 0.0 && v <= kMaxSimSeconds))
-      throw InputError("", 0, field, fmt::format("must be a number of seconds in [0, {:.0e}], got {}", kMaxSimSeconds, v));
-    if (v > 0.0 && v < min_positive)
-      throw InputError("", 0, field, fmt::format("must be 0 or at least {} s, got {}", min_positive, v));
+  if (!placement) throw std::logic_error("placement_names() lists '" + spec.placement + "' but make_placement refuses it");
+  std::vector<std::string> input_notes;  // cluster importer and trace reader notes, for stderr and summary.json
+  const Cluster cluster = load_run_cluster(spec, &input_notes);
+  RunInputs in = load_run_inputs(spec, cluster);
+  const Workload& workload = in.workload;
+  const ThroughputModel& model = *in.model;
+  input_notes.insert(input_notes.end(), workload.notes.begin(), workload.notes.end());
+  // Attaches the input notes to an output: stderr (through model_notes) and summary.json.
+  auto with_notes = [&](RunOutput out) {
+    out.summary.rows_skipped = workload.rows_skipped;
+    out.summary.input_notes = input_notes;
+    out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
+    return out;
   };
-  check_seconds(spec.mechanism.restart_overhead_s, "--restart-overhead", 0.0);
-  // Rounds shorter than a millisecond would make a run of any length take billions of rounds.
-  check_seconds(spec.mechanism.interval_s, "--interval", 1e-3);
-  if (spec.mechanism.until_s) check_seconds(*spec.mechanism.until_s, "--until", 0.0);
-  if (spec.cluster_scale < 1) throw InputError("", 0, "cluster_scale", "must be at least 1");
-  if (spec.generator && !spec.trace.empty())
-    throw InputError(spec.trace, 0, "generator", "a run takes either a trace or the generator, not both");
-  if (spec.generator && spec.throughputs.empty())
-    throw InputError("", 0, "generator", "the generator draws job types from a Gavel throughput table: set throughputs");
-  Cluster cluster = resolve_cluster(spec.cluster);
-  if (spec.cluster_scale > 1) cluster = scale_cluster(cluster, spec.cluster_scale);
-  Workload workload;
+  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, ""};
   if (!spec.workload.empty()) {
-    if (!spec.trace.empty()) throw InputError("", 0, "--workload", "give either --trace or --workload, not both");
-    if (spec.generator) throw InputError("", 0, "--workload", "give either --workload or the generator, not both");
-    if (!spec.throughputs.empty())
-      throw InputError("", 0, "--throughputs", "a Pollux/Sia workload runs on the goodput model; drop --throughputs");
-    if (spec.model != "auto" || !spec.model_params.empty())
-      throw InputError("", 0, "--model",
-                       "a Pollux/Sia workload runs on the goodput model; choose its step-time model with --step-model");
-    if (gavel)
-      throw InputError("", 0, "--mechanism",
-                       "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
-                           "' needs --mechanism gavel, which does not model elastic goodput jobs");
-    workload = read_trace(spec.workload, TraceFormat::Pollux);
-    std::vector<std::string> roots = spec.profiles.empty() ? default_profile_roots(spec.workload) : spec.profiles;
-    if (roots.empty())
-      throw InputError(spec.workload, 0, "--profiles",
-                       "no application profiles found next to the workload (no traces/ folder above it); pass --profiles DIR");
-    auto model = load_goodput_model(cluster, workload, roots, spec.step_model);
-    model->set_whole_second_epochs(!spec.exact_epochs);
-    attach_goodput_work(workload, *model, spec.sia_restart_costs);
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
-    RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
-    return simulate(cluster, workload, *model, *policy, *placement, config, std::move(info), extra_sinks);
+    return with_notes(simulate(cluster, workload, model, *policy, *placement, config, std::move(info), extra_sinks));
   }
-  if (spec.generator) {
-    GavelWorkloadConfig cfg = *spec.generator;
-    cfg.seed = spec.seed;
-    workload = make_gavel_workload(cfg, read_generator_job_types(spec.throughputs, cfg.reference_gpu), spec.throughputs);
-  } else if (spec.trace.empty()) {
-    SyntheticWorkloadConfig cfg;
-    cfg.seed = spec.seed;
-    workload = make_synthetic_workload(cfg);
-  } else {
-    workload = read_trace(spec.trace, spec.format, spec.trace_options);
-  }
-  auto model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
-  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model->name(), spec.seed, ""};
   if (gavel) {
-    if (spec.profiling != "oracle")
-      throw InputError("", 0, "--profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel");
     GavelConfig config;
     config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
     config.restart_overhead_s = spec.mechanism.restart_overhead_s;
     config.until_s = spec.mechanism.until_s;
     config.seed = spec.seed;
-    return simulate_gavel(cluster, workload, *model, *allocation_policy, config, std::move(info), extra_sinks);
+    return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
   MechanismConfig mech = spec.mechanism;
   // A round-based policy brings its own round length unless --interval says otherwise.
@@ -196,9 +342,6 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   std::unique_ptr<CfThroughputModel> planning;
   std::vector<std::string> notes;
   if (spec.profiling == "cf") {
-    if (spec.throughputs.empty())
-      throw InputError("", 0, "--profiling", "'cf' predicts from a measured profile: give --throughputs");
-    if (spec.profiling_run_s < 0) throw InputError("", 0, "--profiling-run-s", "must not be negative");
     CfModelOptions cfo;
     cfo.profiled_fraction = spec.profiled_fraction;
     cfo.completion.auto_select = true;
@@ -213,12 +356,10 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
                                 planning->missing_predicted().size(), planning->median_error_pct(), runs,
                                 spec.profiling_run_s));
     for (const std::string& w : planning->warnings()) notes.push_back("cf: " + w);
-  } else if (spec.profiling != "oracle") {
-    throw InputError("", 0, "--profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'");
   }
-  RunOutput out = simulate(cluster, workload, *model, *policy, *placement, mech, std::move(info), extra_sinks);
+  RunOutput out = simulate(cluster, workload, model, *policy, *placement, mech, std::move(info), extra_sinks);
   out.model_notes = std::move(notes);
-  return out;
+  return with_notes(std::move(out));
 }
 
 void write_run_outputs(const std::string& dir, const RunOutput& output) {

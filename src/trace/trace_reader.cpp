@@ -65,7 +65,7 @@ void split_into(std::string_view line, char sep, std::vector<std::string_view>& 
 int to_int(long long value, const SourcePos& pos) {
   if (value < INT_MIN || value > INT_MAX) {
     throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
-                     fmt::format("value {} is out of range", value));
+                     fmt::format("value {} is out of range [{}, {}]", value, INT_MIN, INT_MAX));
   }
   return static_cast<int>(value);
 }
@@ -145,6 +145,9 @@ std::optional<TraceFormat> parse_trace_format(std::string_view name) {
   if (n == "philly") return TraceFormat::Philly;
   if (n == "heet") return TraceFormat::Heet;
   if (n == "pollux") return TraceFormat::Pollux;
+  if (n == "alibaba-openb") return TraceFormat::AlibabaOpenb;
+  if (n == "itp") return TraceFormat::Itp;
+  if (n == "itp-ef") return TraceFormat::ItpEf;
   return std::nullopt;
 }
 
@@ -156,6 +159,9 @@ const char* to_string(TraceFormat format) {
     case TraceFormat::Philly: return "philly";
     case TraceFormat::Heet: return "heet";
     case TraceFormat::Pollux: return "pollux";
+    case TraceFormat::AlibabaOpenb: return "alibaba-openb";
+    case TraceFormat::Itp: return "itp";
+    case TraceFormat::ItpEf: return "itp-ef";
   }
   return "unknown";
 }
@@ -182,6 +188,7 @@ TraceFormat detect_trace_format(const std::string& path, std::string_view text) 
 
     if (trim(line).starts_with("timestamp,duration,num_gpus")) return TraceFormat::Philly;
     if (trim(line).starts_with("name,time,application")) return TraceFormat::Pollux;
+    if (trim(line).starts_with("name,cpu_milli,memory_mib,num_gpu")) return TraceFormat::AlibabaOpenb;
 
     std::vector<std::string_view> fields = split(line, ',');
     bool has_job_id = false;
@@ -191,6 +198,10 @@ TraceFormat detect_trace_format(const std::string& path, std::string_view text) 
       has_submit = has_submit || trim(f) == "submit_s";
     }
     if (has_job_id && has_submit) return TraceFormat::Native;
+    // ITP traces (raw and ElasticFlow's): duration-based unless the user asks for itp-ef.
+    bool has_submission = false;
+    for (std::string_view f : fields) has_submission = has_submission || trim(f) == "submission_time";
+    if (has_job_id && has_submission) return TraceFormat::Itp;
 
     // Gavel's simulator traces have 7 fields; its physical-cluster and Shockwave's traces, read by
     // the same reader, have 10 and 12.
@@ -219,6 +230,9 @@ Workload read_trace(const std::string& path, TraceFormat format, const TraceOpti
     case TraceFormat::Philly: return read_philly_trace(path, text);
     case TraceFormat::Heet: return read_heet_trace(path, text, options);
     case TraceFormat::Pollux: return read_pollux_workload(path, text);
+    case TraceFormat::AlibabaOpenb: return read_alibaba_openb_trace(path, text);
+    case TraceFormat::Itp: return read_itp_trace(path, text, false);
+    case TraceFormat::ItpEf: return read_itp_trace(path, text, true);
     case TraceFormat::Auto: break;
   }
   throw InputError(path, 0, "", "unknown trace format");

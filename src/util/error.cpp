@@ -21,6 +21,7 @@ InputError::InputError(std::string file, std::size_t line, std::string field,
     : std::runtime_error(compose(file, line, field, message)),
       file_(std::move(file)),
       line_(line),
-      field_(std::move(field)) {}
+      field_(std::move(field)),
+      message_(message) {}
 
 }  // namespace hetsim

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
@@ -59,9 +60,14 @@ long long parse_int(std::string_view text, const SourcePos& pos) {
   long long value = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (!t.empty() && ec == std::errc() && ptr == t.data() + t.size()) return value;
-  // Counts written as floats ("4.0") are accepted when they are whole numbers.
+  // Counts written as floats ("4.0") are accepted when they are whole numbers. Beyond 2^53 a
+  // double no longer holds every whole number, so larger values are out of range, not rounded.
   double d = parse_double(text, pos);
-  if (std::floor(d) != d || std::fabs(d) > 9.0e15) {
+  if (std::fabs(d) > kMaxParsedWholeNumber) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     fmt::format("'{}' is out of range: whole numbers must lie within +-{:.0e}", t, kMaxParsedWholeNumber));
+  }
+  if (std::floor(d) != d) {
     throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
                      "expected a whole number, got '" + std::string(t) + "'");
   }

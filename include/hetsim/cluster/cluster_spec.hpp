@@ -32,8 +32,39 @@ std::vector<std::pair<std::string, std::string>> list_presets();
 /// (field "cluster_scale") when copies < 1.
 Cluster scale_cluster(const Cluster& cluster, int copies);
 
-/// A preset when `preset_or_file` names one, else the spec file at that path. Throws InputError
-/// listing the preset names when it is neither, or the loader's error for a bad file.
-Cluster resolve_cluster(const std::string& preset_or_file);
+/// A preset when `preset_or_file` names one; else a node inventory (`<kind>:<path>`, or a CSV file
+/// whose header or companion `.header` file identifies one, see import_node_inventory()); else the
+/// JSON spec file at that path. Throws InputError listing the preset names when it is none of
+/// these, or the loader's error for a bad file. When `notes` is given, the inventory importer's
+/// notes (rows skipped, rules applied) are appended to it.
+Cluster resolve_cluster(const std::string& preset_or_file, std::vector<std::string>* notes = nullptr);
+
+/// Node-inventory formats of public cluster traces that import as heterogeneous clusters
+/// (docs/cluster-format.md "Node inventories").
+enum class InventoryFormat {
+  AlibabaOpenb,  ///< `sn,cpu_milli,memory_mib,gpu,model` (clusterdata cluster-trace-gpu-v2023)
+  AlibabaPai,    ///< headerless `machine,gpu_type,cap_cpu,cap_mem,cap_gpu` (cluster-trace-gpu-v2020)
+  AlibabaSpot,   ///< `gpu_model,gpu_capacity_num,cpu_num,node_name` (cluster-trace-v2026-spot-gpu)
+};
+
+/// A cluster built from a node inventory, with the importer's notes (skipped rows and why).
+struct ImportedCluster {
+  Cluster cluster;
+  std::vector<std::string> notes;
+};
+
+/// Recognises `alibaba-openb:PATH`, `alibaba-pai:PATH`, `alibaba-spot:PATH`, or a plain PATH to a
+/// CSV whose first line is an OpenB or spot header, or whose companion `<stem>.header` (the PAI
+/// layout) exists. Returns the format and the path, or nullopt when `arg` is none of these.
+std::optional<std::pair<InventoryFormat, std::string>> detect_node_inventory(const std::string& arg);
+
+/// Builds a cluster from an inventory CSV: one node per GPU row (CPU-only and unknown-model rows
+/// are skipped and counted in a note), GPU types named after the model in lower case, nodes of one
+/// type grouped into racks of at most kInventoryNodesPerRack in file order, interconnect by model.
+/// Throws InputError "file:line: field 'x': ..." for a row it cannot understand.
+ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path);
+
+/// Most nodes per rack of an imported inventory (a 32-server rack under one ToR switch).
+inline constexpr int kInventoryNodesPerRack = 32;
 
 }  // namespace hetsim

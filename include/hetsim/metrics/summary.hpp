@@ -52,6 +52,11 @@ struct RunSummary {
   long long solver_time_limits = 0;
   double solver_s_total = 0.0;     ///< wall time in the LP/ILP solver
   double solver_s_max = 0.0;       ///< largest solver wall time of one computation
+  /// Trace rows skipped on purpose (Workload::rows_skipped; not jobs, so not in jobs_read).
+  std::size_t rows_skipped = 0;
+  /// Notes of the trace reader and the cluster importer (Workload::notes); written to summary.json
+  /// as "input_notes" (with "rows_skipped") only when there are any, so other runs keep their bytes.
+  std::vector<std::string> input_notes;
 };
 
 /// Linear-interpolation percentile (q in [0,100]) of unsorted values; 0 for an empty set.

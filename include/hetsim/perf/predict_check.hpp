@@ -38,21 +38,36 @@ enum class ProfilingSampling {
                ///< runs usually includes), then uniformly among the rest
 };
 
+/// Which job types are partly profiled in a trial of predict_check().
+enum class ProfilingProtocol {
+  /// Every job type is new: each has only its sampled share of cells (the hiding protocol).
+  all_new,
+  /// Heet's online setting: the job types are split into `trials` seeded groups; in trial t the
+  /// job types of group t are new (sampled share only) and every other job type is fully profiled
+  /// (it ran in the cluster before). Errors are scored on the new job types' hidden cells.
+  new_job,
+};
+
 /// The profiled cells of one trial: for every job type, max(1, round(fraction x its measured
 /// cells)) of them, drawn without replacement as `sampling` says (stratified so no job type is
 /// unknown). A job type without a measured single-GPU cell falls back to uniform.
+/// `fully_profiled` (empty, or one flag per job type) marks job types that keep every measured
+/// cell; they draw nothing from `rng`.
 std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
-                                         ProfilingSampling sampling = ProfilingSampling::uniform);
+                                         ProfilingSampling sampling = ProfilingSampling::uniform,
+                                         const std::vector<char>& fully_profiled = {});
 
 /// `truth` with every cell outside `keep` set to NaN.
 ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_t>& keep);
 
 /// Runs `trials` random hidings at `fraction` (trial t seeded with seed + t) and scores the three
 /// predictors on the hidden measured cells; all three see the same profiled cells and nothing
-/// else. Throws std::invalid_argument for a fraction outside (0, 1) or a tensor with no measured
-/// cell.
+/// else. With ProfilingProtocol::new_job the trials are min(trials, job types) groups of new job
+/// types (see there). Throws std::invalid_argument for a fraction outside (0, 1) or a tensor with
+/// no measured cell.
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
-                              std::uint64_t seed, ProfilingSampling sampling = ProfilingSampling::uniform);
+                              std::uint64_t seed, ProfilingSampling sampling = ProfilingSampling::uniform,
+                              ProfilingProtocol protocol = ProfilingProtocol::all_new);
 
 /// Median / p90 of absolute percentage errors (in %); zeros for an empty list.
 ErrorStats error_stats(std::vector<double> ape_pct);

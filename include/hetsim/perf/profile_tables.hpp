@@ -3,6 +3,7 @@
 /// run times. One implementation file each under src/perf/.
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "hetsim/perf/throughput_model.hpp"
@@ -22,8 +23,12 @@ namespace hetsim {
 class GavelThroughputTable final : public ThroughputModel {
  public:
   /// Loads the JSON file and binds its GPU type keys to `cluster`'s types (case-insensitive).
-  /// Throws InputError (file, key path) on malformed JSON or non-numeric throughput.
-  static std::unique_ptr<GavelThroughputTable> load(const std::string& path, const Cluster& cluster);
+  /// `spread_unconsolidated`: an allocation spread over several nodes runs at the table's
+  /// `<type>_unconsolidated` rate (true, hetsim's default) or at the consolidated rate as if it
+  /// were packed (false: what Gavel's own simulator does, scheduler.py reads only the consolidated
+  /// entries). Throws InputError (file, key path) on malformed JSON or non-numeric throughput.
+  static std::unique_ptr<GavelThroughputTable> load(const std::string& path, const Cluster& cluster,
+                                                    bool spread_unconsolidated = true);
   std::string name() const override { return "gavel-table"; }
   double rate(const JobSpec& job, const AllocationShape& shape) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
@@ -37,6 +42,7 @@ class GavelThroughputTable final : public ThroughputModel {
   // [gpu type id] -> key -> steps/s, consolidated and unconsolidated.
   std::vector<std::map<Key, double>> consolidated_;
   std::vector<std::map<Key, double>> unconsolidated_;
+  bool spread_unconsolidated_ = true;
   std::string path_;
 };
 
@@ -80,8 +86,21 @@ class DurationModel final : public ThroughputModel {
   std::vector<double> speed_;
 };
 
-/// Picks the model for a run: no file -> DurationModel; a JSON file with "epoch_time_s" -> Heet
-/// profile; any other JSON object -> Gavel table. Throws InputError naming the file.
-std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster);
+/// True when a throughput JSON object has the Heet prototype's profiles.json layout: an
+/// "epoch_time_s" or "iteration_time_s" section, or its "keys" and "cluster" description fields.
+/// (A Gavel table's top-level keys are GPU type names.)
+bool is_heet_profile_json(const nlohmann::json& root);
+
+/// Throws the InputError for a Heet profiles.json without its "epoch_time_s" section, naming the
+/// Heet fields it does have; returns when the section is present.
+void require_heet_epoch_times(const nlohmann::json& root, const std::string& path);
+
+/// Picks the model for a run: no file -> DurationModel; a folder of throughputs_<GPU>/ CSVs ->
+/// ElasticFlowThroughputTable; a JSON object in the Heet layout
+/// (is_heet_profile_json) -> Heet profile; any other JSON object -> Gavel table. Throws InputError
+/// naming the file.
+/// `spread_unconsolidated` is passed to GavelThroughputTable::load() when the file is a Gavel table.
+std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster,
+                                                       bool spread_unconsolidated = true);
 
 }  // namespace hetsim

@@ -54,6 +54,10 @@ PolicyRegistry make_default_registry();
 
 /// Helpers for policy factories: read a declared parameter as a number; throw InputError on junk.
 double param_double(const PolicyParams& params, const std::string& key);
+/// Reads a declared numeric parameter and checks it lies in [min, max] (finite: parse_double
+/// refuses NaN and infinities). Throws InputError naming "--param <key>" with the accepted range.
+/// Policies read every numeric parameter through this, so `--param x=-1` fails before a run.
+double param_double(const PolicyParams& params, const std::string& key, double min, double max);
 /// Reads a declared parameter as text.
 const std::string& param_string(const PolicyParams& params, const std::string& key);
 

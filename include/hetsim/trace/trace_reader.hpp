@@ -17,9 +17,10 @@
 namespace hetsim {
 
 /// Trace formats hetsim reads natively (see docs/trace-format.md).
-enum class TraceFormat { Auto, Native, Gavel, Philly, Heet, Pollux };
+enum class TraceFormat { Auto, Native, Gavel, Philly, Heet, Pollux, AlibabaOpenb, Itp, ItpEf };
 
-/// Parses "auto", "native", "gavel", "philly", "heet", "pollux"; nullopt otherwise.
+/// Parses "auto", "native", "gavel", "philly", "heet", "pollux", "alibaba-openb", "itp",
+/// "itp-ef"; nullopt otherwise.
 std::optional<TraceFormat> parse_trace_format(std::string_view name);
 /// Lower-case name of a format.
 const char* to_string(TraceFormat format);
@@ -31,7 +32,8 @@ struct TraceOptions {
 
 /// Guesses the format from the file's first non-empty line: a header starting with
 /// "timestamp,duration,num_gpus" is philly; a header starting with "name,time,application" is
-/// pollux; a header containing "job_id" and "submit_s" is native;
+/// pollux; a header starting with "name,cpu_milli,memory_mib,num_gpu" is alibaba-openb; a header
+/// containing "job_id" and "submission_time" is itp; a header containing "job_id" and "submit_s" is native;
 /// a tab-separated line with 7, 10 or 12 fields is gavel; 5 comma-separated fields without a header is heet.
 /// Throws InputError naming the file when none fits.
 TraceFormat detect_trace_format(const std::string& path, std::string_view text);
@@ -49,5 +51,18 @@ Workload read_heet_trace(const std::string& path, std::string_view text, const T
 /// batch_size, unit StatisticalProgress and work 0: their work (the application's total progress)
 /// and elastic range are set by attach_goodput_work() once the profiles are loaded.
 Workload read_pollux_workload(const std::string& path, std::string_view text);
+/// Alibaba OpenB pod list (clusterdata cluster-trace-gpu-v2023, `openb_pod_list_*.csv`): one job
+/// per pod with num_gpu > 0; CPU-only pods are counted in Workload::rows_skipped and a note. Work
+/// = deletion_time - scheduled_time (creation_time when unscheduled) in reference seconds;
+/// GPU-sharing pods (gpu_milli < 1000) get one whole GPU; gpu_spec fills allowed_gpu_types.
+/// Rules and errors: docs/trace-format.md "alibaba-openb".
+Workload read_alibaba_openb_trace(const std::string& path, std::string_view text);
+/// Microsoft ITP traces as published with ElasticFlow: the raw `job_id,submission_time,duration,
+/// num_gpu` files and ElasticFlow's extended ones (plus num_iteration, model_name, deadline,
+/// batch_size), columns by header name. With `iterations_as_work` false (format "itp") the work
+/// is `duration` in reference seconds; true (format "itp-ef") the work is `num_iteration`
+/// iterations, for a per-model throughput table. model_name and batch_size are carried when
+/// present; deadline is checked and noted as not modelled.
+Workload read_itp_trace(const std::string& path, std::string_view text, bool iterations_as_work);
 
 }  // namespace hetsim

@@ -20,11 +20,14 @@ class InputError : public std::runtime_error {
   std::size_t line() const { return line_; }
   /// The offending field or column name (may be empty).
   const std::string& field() const { return field_; }
+  /// The message alone, without the file, line and field (to rethrow with a better location).
+  const std::string& message() const { return message_; }
 
  private:
   std::string file_;
   std::size_t line_;
   std::string field_;
+  std::string message_;
 };
 
 }  // namespace hetsim

@@ -17,8 +17,14 @@ struct SourcePos {
 
 /// Parses a finite double; the whole (trimmed) text must be consumed. Throws InputError.
 double parse_double(std::string_view text, const SourcePos& pos);
+/// Largest magnitude parse_int accepts for a count written as a float ("1e30" is out of range):
+/// below 2^53, where doubles still hold every whole number.
+inline constexpr double kMaxParsedWholeNumber = 9.0e15;
+
 /// Parses a base-10 integer; the whole (trimmed) text must be consumed. Accepts "4.0" only when the
-/// fraction is zero (some traces write counts as floats). Throws InputError.
+/// fraction is zero (some traces write counts as floats), and floats only within
+/// +-kMaxParsedWholeNumber. Throws InputError ("out of range" naming the limit, or "expected a
+/// whole number").
 long long parse_int(std::string_view text, const SourcePos& pos);
 /// Removes leading and trailing blanks (spaces, tabs, CR).
 std::string_view trim(std::string_view text);

@@ -39,6 +39,10 @@ struct JobSpec {
   /// Seconds without progress at every start, rescale or migration of this job; < 0 = the run's
   /// --restart-overhead. Sia's per-application costs are set here.
   double restart_overhead_s = -1.0;
+  /// GPU types the job may run on (lower-case names, matched case-insensitively against the
+  /// cluster's types); empty = any. Set by traces that record placement constraints (Alibaba
+  /// OpenB `gpu_spec`); enforced by wrapping the run's throughput model (TypeConstrainedModel).
+  std::vector<std::string> allowed_gpu_types;
   std::string source_file;         ///< where the job was read (for error messages)
   std::size_t source_line = 0;     ///< 1-based line in source_file
   /// A reason this job must be rejected at admission, found while reading (for example a negative
@@ -51,6 +55,12 @@ struct Workload {
   std::vector<JobSpec> jobs;
   std::string source;  ///< file the jobs came from
   std::string format;  ///< reader that produced them
+  /// Rows of the file that are not jobs of this simulation and were skipped on purpose (Alibaba
+  /// OpenB CPU-only pods), counted so that nothing disappears silently.
+  std::size_t rows_skipped = 0;
+  /// One-line notes from the reader on how it interpreted the file (skipped rows, rules applied
+  /// such as "GPU-sharing pods run on one whole GPU"); printed on stderr and in summary.json.
+  std::vector<std::string> notes;
 };
 
 }  // namespace hetsim

@@ -1,0 +1,140 @@
+// Microsoft ITP job traces as published with ElasticFlow (Gu et al., "ElasticFlow: An Elastic
+// Serverless Training Platform for Distributed Deep Learning", ASPLOS'23; github.com/microsoft/
+// elasticflow-traces): raw `job_id,submission_time,duration,num_gpu` per cluster, and the
+// ElasticFlow variant that adds randomly drawn `num_iteration,model_name,deadline,batch_size`.
+// Columns are found by name, so one reader serves both.
+#include <fmt/format.h>
+
+#include <set>
+#include <utility>
+
+#include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
+#include "reader_common.hpp"
+
+namespace hetsim {
+
+namespace {
+
+constexpr std::size_t absent = static_cast<std::size_t>(-1);
+
+struct Columns {
+  std::size_t id = absent, submit = absent, duration = absent, gpus = absent, iterations = absent, model = absent,
+              deadline = absent, batch = absent;
+};
+
+Columns find_columns(const std::vector<std::string_view>& header, const std::string& path, std::size_t line_no,
+                     bool iterations_as_work) {
+  Columns c;
+  std::set<std::string_view> seen;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string_view h = trim(header[i]);
+    if (!seen.insert(h).second) throw InputError(path, line_no, std::string(h), "column named twice in the header");
+    if (h == "job_id") c.id = i;
+    if (h == "submission_time") c.submit = i;
+    if (h == "duration") c.duration = i;
+    if (h == "num_gpu") c.gpus = i;
+    if (h == "num_iteration") c.iterations = i;
+    if (h == "model_name") c.model = i;
+    if (h == "deadline") c.deadline = i;
+    if (h == "batch_size") c.batch = i;
+  }
+  for (auto [col, name] : {std::pair{c.id, "job_id"}, std::pair{c.submit, "submission_time"}, std::pair{c.gpus, "num_gpu"}}) {
+    if (col == absent) throw InputError(path, line_no, name, "required column is missing from the header");
+  }
+  if (!iterations_as_work && c.duration == absent)
+    throw InputError(path, line_no, "duration", "required column is missing from the header");
+  if (iterations_as_work) {
+    // Iterations only mean something with the model that runs them.
+    for (auto [col, name] : {std::pair{c.iterations, "num_iteration"}, std::pair{c.model, "model_name"}}) {
+      if (col == absent)
+        throw InputError(path, line_no, name,
+                         "required column is missing from the header (format itp-ef reads ElasticFlow's "
+                         "extended traces; use format itp for the raw ones)");
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+Workload read_itp_trace(const std::string& path, std::string_view text, bool iterations_as_work) {
+  trace_detail::LineCursor cursor(text);
+  std::vector<std::string_view> f;
+  std::size_t count = 0;
+  Columns c;
+  while (cursor.next()) {
+    if (trace_detail::is_blank(cursor.line())) continue;
+    trace_detail::split_into(cursor.line(), ',', f);
+    count = f.size();
+    c = find_columns(f, path, cursor.number(), iterations_as_work);
+    break;
+  }
+  if (count == 0) throw InputError(path, 0, "", "no header line");
+
+  std::vector<JobSpec> jobs;
+  std::set<std::string, std::less<>> ids;
+  std::size_t with_deadline = 0;
+  while (cursor.next()) {
+    const std::string_view line = cursor.line();
+    if (trace_detail::is_blank(line)) continue;
+    const std::size_t ln = cursor.number();
+    trace_detail::split_into(line, ',', f);
+    if (f.size() != count)
+      throw InputError(path, ln, "",
+                       fmt::format("expected {} comma-separated fields as in the header, got {}", count, f.size()));
+    JobSpec job;
+    job.id = std::string(trim(f[c.id]));
+    if (job.id.empty()) throw InputError(path, ln, "job_id", "empty job id");
+    if (!ids.emplace(job.id).second) throw InputError(path, ln, "job_id", fmt::format("duplicate job id '{}'", job.id));
+    job.source_file = path;
+    job.source_line = ln;
+    const double submit_s = parse_double(f[c.submit], SourcePos{path, ln, "submission_time"});
+    const SourcePos gpus_pos{path, ln, "num_gpu"};
+    job.requested_gpus = trace_detail::to_int(parse_int(f[c.gpus], gpus_pos), gpus_pos);
+    job.min_gpus = job.requested_gpus;
+    job.max_gpus = job.requested_gpus;
+    // Every present column is checked, used or not, so a damaged cell never passes unnoticed.
+    double duration_s = 0.0, iterations = 0.0;
+    if (c.duration != absent) duration_s = parse_double(f[c.duration], SourcePos{path, ln, "duration"});
+    if (c.iterations != absent) {
+      const SourcePos pos{path, ln, "num_iteration"};
+      iterations = static_cast<double>(parse_int(f[c.iterations], pos));
+    }
+    if (c.model != absent) {
+      job.job_type = std::string(trim(f[c.model]));
+      if (job.job_type.empty() && iterations_as_work) throw InputError(path, ln, "model_name", "empty model name");
+    }
+    if (c.batch != absent) {
+      const SourcePos pos{path, ln, "batch_size"};
+      job.global_batch_size = trace_detail::to_int(parse_int(f[c.batch], pos), pos);
+    }
+    if (c.deadline != absent) {
+      parse_double(f[c.deadline], SourcePos{path, ln, "deadline"});
+      ++with_deadline;
+    }
+    if (iterations_as_work) {
+      job.unit = WorkUnit::Iterations;
+      job.work = iterations;
+    } else {
+      job.unit = WorkUnit::ReferenceSeconds;
+      job.work = duration_s;
+    }
+    trace_detail::check_job(job, submit_s,
+                            {.work = iterations_as_work ? "num_iteration" : "duration", .gpus = "num_gpu",
+                             .submit = "submission_time"});
+    if (c.batch != absent && job.global_batch_size <= 0 && job.invalid_reason.empty())
+      job.invalid_reason = trace_detail::describe(path, ln, "batch_size",
+                                                  fmt::format("batch size must be positive (got {})", job.global_batch_size));
+    jobs.push_back(std::move(job));
+  }
+  const TraceFormat format = iterations_as_work ? TraceFormat::ItpEf : TraceFormat::Itp;
+  Workload w = trace_detail::finish_workload(std::move(jobs), path, format);
+  if (with_deadline > 0)
+    w.notes.push_back(fmt::format("{}: deadline of {} jobs read but not modelled (no deadline-aware policy uses it)",
+                                  to_string(format), with_deadline));
+  return w;
+}
+
+}  // namespace hetsim
