@@ -124,7 +124,7 @@ TEST_CASE("inventory: bad rows name file, line and field", "[cluster][inventory]
   CHECK_THAT(error_of(h + "a,1,1,two,T4\n"), Contains("n.csv:2: field 'gpu'"));
   CHECK_THAT(error_of(h + "a,1,1,-2,T4\n"), Contains("n.csv:2: field 'gpu'"));
   CHECK_THAT(error_of(h + "a,1,1,2,\n"), Contains("n.csv:2: field 'model'"));
-  CHECK_THAT(error_of(h + "a,1,1,2,T4\n\na,1,1,2,T4\n"), Contains("n.csv:4: field 'name'") && Contains("line 2"));
+  CHECK_THAT(error_of(h + "a,1,1,2,T4\n\na,1,1,2,T4\n"), Contains("n.csv:4: field 'sn'") && Contains("line 2"));
   CHECK_THAT(error_of(h + "a,1,1,2\n"), Contains("n.csv:2") && Contains("expected 5"));
   CHECK_THAT(error_of("sn,gpu\n"), Contains("n.csv:1: field 'model'"));
   CHECK_THAT(error_of(h + "a,1,1,0,\n"), Contains("no node with GPUs"));

@@ -281,7 +281,7 @@ TEST_CASE("load_throughput_model picks the model from the file", "[perf]") {
   const Cluster cluster = gavel_types();
   CHECK(load_throughput_model("", cluster)->name() == "duration");
   CHECK_THROWS_WITH(load_throughput_model("/nonexistent/hetsim/table.json", cluster),
-                    Catch::Contains("/nonexistent/hetsim/table.json") && Catch::Contains("cannot open"));
+                    Catch::Contains("/nonexistent/hetsim/table.json") && Catch::Contains("no such file or folder"));
 
   TempFile bad("select_bad.json", "{\n\n  \"v100\": [1,\n");
   try {

@@ -1,5 +1,7 @@
 #include "run_options.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <fmt/format.h>
 
 #include "hetsim/util/error.hpp"
@@ -10,9 +12,13 @@ CLI::Validator seed_validator() {
       [](std::string& text) -> std::string {
         std::string_view t = text;
         while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-        if (!t.empty() && t.front() == '-')
-          return "must be a non-negative integer (0 .. 18446744073709551615), got '" + text + "'";
-        return {};
+        const std::string range = "must be a non-negative integer (0 .. 18446744073709551615), got '" + text + "'";
+        if (!t.empty() && t.front() == '-') return range;
+        if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+        // CLI11 clamps an out-of-range integer to the type's maximum instead of refusing it.
+        std::uint64_t value = 0;
+        if (std::from_chars(t.data(), t.data() + t.size(), value).ec == std::errc::result_out_of_range) return range;
+        return {};  // anything else that is not a number is refused by CLI11's own conversion
       },
       "UINT", "non-negative integer");
 }
@@ -49,7 +55,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_option("--profiles", opts.spec.profiles,
                   "Folder of Pollux/Sia application profiles (<app>/placements*.csv, validation-*.csv); repeatable; "
                   "default: the traces/ folder above the workload, then pollux/traces beside it");
-  cmd->add_option("--step-model", opts.spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
+  opts.step_model_option = cmd->add_option("--step-model", opts.spec.step_model, "Step-time model of the goodput model: pollux-table, pollux-fit")
       ->capture_default_str();
   cmd->add_flag("--exact-epochs", opts.spec.exact_epochs,
                 "Goodput model: exact progress, instead of epochs that end on whole seconds after each resume "
@@ -71,7 +77,8 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "policies")
       ->capture_default_str();
   cmd->add_option("--model", opts.spec.model,
-                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, duration, analytic "
+                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, elasticflow-table, duration, "
+                  "analytic "
                   "(docs/models.md)")
       ->capture_default_str();
   cmd->add_option("--model-param", opts.model_params,
@@ -146,6 +153,9 @@ RunSpec to_run_spec(const RunOptions& opts) {
   }
   if (auto problem = find_run_spec_problem(spec))
     throw InputError("", 0, cli_flag_of(problem->key), problem->message);
+  if (spec.workload.empty() && opts.step_model_option && opts.step_model_option->count() > 0)
+    throw InputError("", 0, "--step-model",
+                     "only applies to a Pollux/Sia workload (the goodput model): add --workload or drop it");
   if (spec.profiling != "cf")
     for (const CLI::Option* o : opts.cf_options)
       if (o->count() > 0)

@@ -25,6 +25,7 @@ struct RunOptions {
   CLI::Option* generate_option = nullptr;
   CLI::Option* jobs_per_hour_option = nullptr;
   CLI::Option* single_gpu_option = nullptr;
+  CLI::Option* step_model_option = nullptr;  ///< an explicit --step-model needs --workload, even the default
   /// --profiled-fraction, --profiling-run-s, --profiling-runs: only meaningful with --profiling cf.
   std::vector<CLI::Option*> cf_options;
 };
@@ -38,8 +39,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy = tr
 /// naming the flag.
 RunSpec to_run_spec(const RunOptions& opts);
 
-/// Validator of --seed options: CLI11 reads "-1" into an unsigned seed as 2^64-1, so a sign is
-/// refused with a message giving the range.
+/// Validator of --seed options: CLI11 reads "-1" into an unsigned seed as 2^64-1 and clamps values
+/// above 2^64-1 to it, so a sign and an out-of-range value are refused with a message giving the
+/// range.
 CLI::Validator seed_validator();
 
 /// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.

@@ -258,6 +258,9 @@ Cluster load_cluster_spec(const std::string& path) { return cluster_from_json(pa
 Cluster resolve_cluster(const std::string& preset_or_file, std::vector<std::string>* notes) {
   if (auto preset = make_preset(preset_or_file)) return std::move(*preset);
   if (auto inventory = detect_node_inventory(preset_or_file)) {
+    if (inventory->second.empty())
+      throw InputError("", 0, "--cluster",
+                       fmt::format("'{}' names no inventory file: the path after the colon is empty", preset_or_file));
     ImportedCluster imported = import_node_inventory(inventory->first, inventory->second);
     if (notes) notes->insert(notes->end(), imported.notes.begin(), imported.notes.end());
     return std::move(imported.cluster);

@@ -236,6 +236,16 @@ const char* format_name(InventoryFormat format) {
   return "inventory";
 }
 
+// The column holding node names, for errors about a name (the PAI header names it "machine").
+const char* name_column(InventoryFormat format) {
+  switch (format) {
+    case InventoryFormat::AlibabaOpenb: return "sn";
+    case InventoryFormat::AlibabaPai: return "machine";
+    case InventoryFormat::AlibabaSpot: return "node_name";
+  }
+  return "name";
+}
+
 }  // namespace
 
 std::optional<std::pair<InventoryFormat, std::string>> detect_node_inventory(const std::string& arg) {
@@ -279,7 +289,8 @@ ImportedCluster import_node_inventory(InventoryFormat format, const std::string&
   std::set<std::string> unknown;
   for (const InventoryNode& r : rows) {
     if (auto [it, fresh] = name_line.emplace(r.name, r.line); !fresh)
-      throw InputError(path, r.line, "name", fmt::format("node name '{}' already used on line {}", r.name, it->second));
+      throw InputError(path, r.line, name_column(format),
+                       fmt::format("node name '{}' already used on line {}", r.name, it->second));
     auto [it, fresh] = type_ids.emplace(r.model, static_cast<GpuTypeId>(types.size()));
     const ModelFacts* facts = known_model(r.model);
     if (fresh) {

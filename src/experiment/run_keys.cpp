@@ -1,10 +1,16 @@
 #include "hetsim/experiment/run_keys.hpp"
 
 #include <cstdint>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
+
+#include "hetsim/perf/model_factory.hpp"
+#include "hetsim/sched/placement.hpp"
+#include "hetsim/trace/trace_reader.hpp"
 
 namespace hetsim {
 namespace {
@@ -59,7 +65,11 @@ const char* describe(RunKeyKind kind) {
     case RunKeyKind::Text: return "a string";
     case RunKeyKind::Path: return "a file path (string, relative to the spec file)";
     case RunKeyKind::Folder: return "a folder path (string, relative to the spec file)";
-    case RunKeyKind::Cluster: return "a preset name or a cluster JSON path (string)";
+    case RunKeyKind::Cluster:
+      return "a preset name, a cluster JSON path, or a node inventory (alibaba-openb:PATH, alibaba-pai:PATH, "
+             "alibaba-spot:PATH or an inventory CSV path) (string, paths relative to the spec file)";
+    case RunKeyKind::Table:
+      return "a throughput table: a JSON file or an ElasticFlow profile folder (string, relative to the spec file)";
     case RunKeyKind::Number: return "a number";
     case RunKeyKind::Integer: return "an integer";
     case RunKeyKind::Boolean: return "true or false";
@@ -71,15 +81,15 @@ std::vector<RunKey> run_keys() {
   using K = RunKeyKind;
   std::vector<RunKey> keys;
   // clang-format off
-  keys.push_back(key("cluster", K::Cluster, "cluster preset or cluster JSON file", [](RunSpec& s) -> auto& { return s.cluster; }));
+  keys.push_back(key("cluster", K::Cluster, "cluster preset, cluster JSON file or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:)", [](RunSpec& s) -> auto& { return s.cluster; }));
   keys.push_back(key("cluster_scale", K::Integer, "copies of every node of the cluster (cluster-scale axis)", [](RunSpec& s) -> auto& { return s.cluster_scale; }));
   keys.push_back(key("trace", K::Path, "trace file (omit for the generator or the built-in workload)", [](RunSpec& s) -> auto& { return s.trace; }));
-  keys.push_back(RunKey{"format", K::Text, "trace format: auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef", [](RunSpec& s, const nlohmann::ordered_json& v) {
+  keys.push_back(RunKey{"format", K::Text, "trace format: " + fmt::format("{}", fmt::join(trace_format_names(), ", ")), [](RunSpec& s, const nlohmann::ordered_json& v) {
     auto f = parse_trace_format(v.get<std::string>());
-    if (!f) throw std::invalid_argument("unknown trace format '" + v.get<std::string>() + "' (auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef)");
+    if (!f) throw std::invalid_argument(fmt::format("unknown trace format '{}' ({})", v.get<std::string>(), fmt::join(trace_format_names(), ", ")));
     s.format = *f; }});
   keys.push_back(key("heet_round_s", K::Number, "seconds per arrival round of Heet prototype traces", [](RunSpec& s) -> auto& { return s.trace_options.heet_round_s; }));
-  keys.push_back(key("model", K::Text, "throughput model: auto, gavel-table, heet-profile, duration, analytic", [](RunSpec& s) -> auto& { return s.model; }));
+  keys.push_back(key("model", K::Text, "throughput model: " + fmt::format("{}", fmt::join(throughput_model_names(), ", ")), [](RunSpec& s) -> auto& { return s.model; }));
   keys.push_back(key("profiling", K::Text, "what policies plan with: oracle or cf", [](RunSpec& s) -> auto& { return s.profiling; }));
   keys.push_back(key("profiled_fraction", K::Number, "with profiling cf: share of profile cells measured", [](RunSpec& s) -> auto& { return s.profiled_fraction; }));
   keys.push_back(key("profiling_run_s", K::Number, "with profiling cf: seconds per profiling run", [](RunSpec& s) -> auto& { return s.profiling_run_s; }));
@@ -89,10 +99,10 @@ std::vector<RunKey> run_keys() {
   keys.push_back(key("step_model", K::Text, "step-time model of the goodput model: pollux-table, pollux-fit", [](RunSpec& s) -> auto& { return s.step_model; }));
   keys.push_back(key("exact_epochs", K::Boolean, "goodput model: exact progress instead of whole-second epochs", [](RunSpec& s) -> auto& { return s.exact_epochs; }));
   keys.push_back(key("sia_restart_costs", K::Boolean, "per-application restart costs of Sia's simulator", [](RunSpec& s) -> auto& { return s.sia_restart_costs; }));
-  keys.push_back(key("throughputs", K::Path, "throughput table (Gavel JSON or Heet profiles.json)", [](RunSpec& s) -> auto& { return s.throughputs; }));
+  keys.push_back(key("throughputs", K::Table, "throughput table: Gavel JSON, Heet profiles.json, job-types JSON or ElasticFlow throughputs_<GPU>/ folder", [](RunSpec& s) -> auto& { return s.throughputs; }));
   keys.push_back(key("policy", K::Text, "scheduling policy (normally given by \"policies\")", [](RunSpec& s) -> auto& { return s.policy; }));
   keys.push_back(key("mechanism", K::Text, "auto, event or gavel (round-based time sharing)", [](RunSpec& s) -> auto& { return s.mechanism_kind; }));
-  keys.push_back(key("placement", K::Text, "placement policy", [](RunSpec& s) -> auto& { return s.placement; }));
+  keys.push_back(key("placement", K::Text, "placement policy (event mechanism): " + fmt::format("{}", fmt::join(placement_names(), ", ")), [](RunSpec& s) -> auto& { return s.placement; }));
   keys.push_back(key("restart_overhead_s", K::Number, "seconds without progress at every (re)start", [](RunSpec& s) -> auto& { return s.mechanism.restart_overhead_s; }));
   keys.push_back(key("interval_s", K::Number, "round length (s); 0 = event-driven", [](RunSpec& s) -> auto& { return s.mechanism.interval_s; }));
   keys.push_back(key("schedule_on_arrival", K::Boolean, "in round mode, also schedule at arrivals", [](RunSpec& s) -> auto& { return s.mechanism.schedule_on_arrival; }));

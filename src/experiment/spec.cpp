@@ -10,6 +10,7 @@
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/experiment/results.hpp"
 #include "hetsim/experiment/run_keys.hpp"
+#include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/json_file.hpp"
 
@@ -65,7 +66,8 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
     case RunKeyKind::Text:
     case RunKeyKind::Path:
     case RunKeyKind::Folder:
-    case RunKeyKind::Cluster: ok = value.is_string(); break;
+    case RunKeyKind::Cluster:
+    case RunKeyKind::Table: ok = value.is_string(); break;
     case RunKeyKind::Number: ok = value.is_number(); break;
     case RunKeyKind::Integer: ok = value.is_number_integer(); break;
     case RunKeyKind::Boolean: ok = value.is_boolean(); break;
@@ -74,27 +76,40 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
   Json stored = value;
   const fs::path base = fs::path(spec_path).parent_path();
   auto resolve = [&](const std::string& text) { return (base / text).lexically_normal().generic_string(); };
+  const std::string text = value.is_string() ? value.get<std::string>() : std::string();
   if (k->kind == RunKeyKind::Path) {
-    const std::string file = resolve(value.get<std::string>());
+    const std::string file = resolve(text);
     if (!fs::is_regular_file(file))
       throw InputError(spec_path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
     stored = file;
   } else if (k->kind == RunKeyKind::Folder) {
-    const std::string folder = resolve(value.get<std::string>());
+    const std::string folder = resolve(text);
     if (!fs::is_directory(folder))
       throw InputError(spec_path, 0, field, fmt::format("folder not found: {} (paths are relative to the spec file)", folder));
     stored = folder;
-  } else if (k->kind == RunKeyKind::Cluster && !make_preset(value.get<std::string>())) {
-    const std::string file = resolve(value.get<std::string>());
-    if (!fs::is_regular_file(file)) {
-      std::string presets;
-      for (const auto& [name, d] : list_presets()) presets += (presets.empty() ? "" : ", ") + name;
-      throw InputError(spec_path, 0, field,
-                       fmt::format("'{}' is neither a preset ({}) nor a cluster file ({} not found)",
-                                   value.get<std::string>(), presets, file));
+  } else if (k->kind == RunKeyKind::Cluster || k->kind == RunKeyKind::Table) {
+    // The command line's own resolution decides what is accepted; only the path moves to the spec
+    // file's folder (after an inventory prefix such as "alibaba-openb:").
+    std::string arg = text;
+    if (k->kind == RunKeyKind::Table) {
+      arg = text.empty() ? text : resolve(text);
+    } else if (!make_preset(text)) {
+      const auto inventory = detect_node_inventory(text);
+      const bool prefixed = inventory && inventory->second != text;
+      arg = !prefixed ? resolve(text)
+                      : text.substr(0, text.size() - inventory->second.size()) +
+                            (inventory->second.empty() ? std::string() : resolve(inventory->second));
     }
-    load_cluster_spec(file);  // a bad cluster file fails now, with the loader's file:field message
-    stored = file;
+    try {
+      if (k->kind == RunKeyKind::Cluster)
+        resolve_cluster(arg);  // a bad cluster file fails now, with the loader's file:line:field message
+      else
+        static_cast<void>(throughput_file_kind(arg));  // the reader itself runs when a point builds its model
+    } catch (const InputError& e) {
+      throw InputError(spec_path, 0, field,
+                       fmt::format("'{}' (paths are relative to the spec file): {}", text, e.what()));
+    }
+    stored = arg;
   }
   RunSpec scratch;
   try {

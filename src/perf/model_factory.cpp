@@ -14,18 +14,6 @@
 namespace hetsim {
 namespace {
 
-// A job-types JSON is the only throughput file with a top-level "job_types" key. A file that does
-// not parse is left to the real loader, which reports the line.
-bool is_job_types_file(const std::string& path) {
-  if (ElasticFlowThroughputTable::is_profile_dir(path)) return false;
-  try {
-    const auto root = nlohmann::json::parse(read_file(path));
-    return root.is_object() && root.contains("job_types");
-  } catch (const nlohmann::json::parse_error&) {
-    return false;
-  }
-}
-
 SourcePos param_pos(const std::string& key) { return SourcePos{"", 0, key}; }
 
 AnalyticConfig analytic_config(const ModelParams& params) {
@@ -69,47 +57,48 @@ std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table
 
 std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
                                                        const ModelParams& params, const Cluster& cluster) {
-  if (name == "analytic" || (name == "auto" && !path.empty() && is_job_types_file(path))) {
+  if (name == "auto") {
+    // Resolved first, so parameter errors name the model that actually runs.
+    if (path.empty()) {
+      if (!params.empty())
+        throw InputError("", 0, "--model-param " + params.begin()->first,
+                         "without --throughputs the model is 'duration', which takes no parameters");
+      return std::make_unique<DurationModel>(cluster);
+    }
+    const std::string kind = throughput_file_kind(path);
+    return make_throughput_model(kind == "job-types" ? "analytic" : kind, path, params, cluster);
+  }
+  if (name == "analytic") {
     if (path.empty())
       throw InputError("", 0, "--throughputs",
                        "the analytic model needs a Gavel throughput table or a job-types JSON for compute times");
     const AnalyticConfig config = analytic_config(params);
-    auto profile = is_job_types_file(path) ? load_job_types_profile(path, cluster) : load_gavel_compute_profile(path, cluster);
+    auto profile = throughput_file_kind(path) == "job-types" ? load_job_types_profile(path, cluster)
+                                                             : load_gavel_compute_profile(path, cluster);
     return std::make_unique<AnalyticModel>(cluster, std::move(profile), config);
   }
-  // gavel-table's one parameter; checked again below once "auto" has resolved to a model.
+  if (name != "gavel-table" && name != "heet-profile" && name != "elasticflow-table" && name != "duration")
+    throw InputError("", 0, "--model",
+                     fmt::format("unknown throughput model '{}' (known: {})", name, fmt::join(throughput_model_names(), ", ")));
+  // gavel-table's one parameter; every other table model takes none.
   bool spread_unconsolidated = true;
   for (const auto& [key, value] : params) {
     const std::string field = "--model-param " + key;
-    if (key != "spread")
-      throw InputError("", 0, field,
-                       name == "gavel-table" || name == "auto" ? "unknown gavel-table parameter; expected spread"
-                                                               : fmt::format("model '{}' takes no parameters", name));
+    if (name != "gavel-table") throw InputError("", 0, field, fmt::format("model '{}' takes no parameters", name));
+    if (key != "spread") throw InputError("", 0, field, "unknown gavel-table parameter; expected spread");
     if (value != "unconsolidated" && value != "consolidated")
       throw InputError("", 0, field, fmt::format("'{}' is neither unconsolidated nor consolidated", value));
     spread_unconsolidated = value == "unconsolidated";
-  }
-  if (!params.empty() && name != "gavel-table" && name != "auto")
-    throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", name));
-  if (name == "auto") {
-    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
-    if (!params.empty() && model->name() != "gavel-table")
-      throw InputError("", 0, "--model-param", fmt::format("model '{}' takes no parameters", model->name()));
-    return model;
   }
   if (name == "duration") {
     if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
     return std::make_unique<DurationModel>(cluster);
   }
-  if (name == "gavel-table" || name == "heet-profile" || name == "elasticflow-table") {
-    if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
-    auto model = load_throughput_model(path, cluster, spread_unconsolidated);
-    if (model->name() != name)
-      throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
-    return model;
-  }
-  throw InputError("", 0, "--model",
-                   fmt::format("unknown throughput model '{}' (known: {})", name, fmt::join(throughput_model_names(), ", ")));
+  if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
+  auto model = load_throughput_model(path, cluster, spread_unconsolidated);
+  if (model->name() != name)
+    throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
+  return model;
 }
 
 }  // namespace hetsim

@@ -124,6 +124,26 @@ std::optional<RunSpecProblem> seconds_problem(const char* key, double v, double 
   return std::nullopt;
 }
 
+// Rounds of `round_s` seconds over the workload's arrivals (up to `until_s`): a lower bound on the
+// rounds the run needs. Throws InputError naming --interval when it exceeds kMaxRounds.
+void check_round_count(const Workload& workload, double round_s, const std::optional<double>& until_s,
+                       bool event_mechanism) {
+  if (!(round_s > 0.0) || workload.jobs.empty()) return;
+  double first_s = workload.jobs.front().submit.seconds(), last_s = first_s;
+  for (const JobSpec& j : workload.jobs) {
+    first_s = std::min(first_s, j.submit.seconds());
+    last_s = std::max(last_s, j.submit.seconds());
+  }
+  if (until_s) last_s = std::min(last_s, *until_s);
+  const double rounds = (last_s - first_s) / round_s;
+  if (rounds <= kMaxRounds) return;
+  throw InputError("", 0, "--interval",
+                   fmt::format("rounds of {} s over arrivals spanning {:.4g} s would take at least {:.3g} rounds "
+                               "(limit {:.0e}): use --interval {:.3g} or more{}",
+                               round_s, last_s - first_s, rounds, kMaxRounds, (last_s - first_s) / kMaxRounds,
+                               event_mechanism ? ", or --interval 0 (event-driven)" : ""));
+}
+
 // The workload and the throughput model of a run (the goodput model for Pollux/Sia workloads).
 struct RunInputs {
   Workload workload;
@@ -220,6 +240,13 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
     if (spec.profiling != "oracle")
       return P{"profiling", "'cf' predicts from a --throughputs table; a Pollux/Sia workload runs on the goodput model", true};
   }
+  // Goodput-model options: without a workload nothing reads them, so a given value would be ignored.
+  if (spec.workload.empty()) {
+    const char* why = "only applies to a Pollux/Sia workload (the goodput model): add --workload or drop it";
+    if (spec.step_model != RunSpec{}.step_model) return P{"step_model", why, true};
+    if (spec.exact_epochs) return P{"exact_epochs", why, true};
+    if (spec.sia_restart_costs) return P{"sia_restart_costs", why, true};
+  }
   if (spec.profiling == "cf" && spec.throughputs.empty())
     return P{"profiling", "'cf' predicts from a measured profile: give --throughputs", true};
   return std::nullopt;
@@ -240,6 +267,8 @@ std::string cli_flag_of(const std::string& key) {
       {"workload", "--workload"},
       {"profiles", "--profiles"},
       {"step_model", "--step-model"},
+      {"exact_epochs", "--exact-epochs"},
+      {"sia_restart_costs", "--sia-restart-costs"},
       {"throughputs", "--throughputs"},
       {"policy", "--policy"},
       {"mechanism", "--mechanism"},
@@ -271,6 +300,14 @@ std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const 
   if (spec.profiling != "oracle")
     return RunSpecProblem{"profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel",
                           true};
+  // The time-sharing mechanism places jobs itself (docs/policies.md); a placement would be recorded
+  // in summary.json without having been used.
+  if (spec.placement != RunSpec{}.placement)
+    return RunSpecProblem{"placement",
+                          fmt::format("'{}' applies to the event mechanism only; policy '{}' runs under the gavel "
+                                      "mechanism, which places jobs itself: drop --placement (or use an event policy)",
+                                      spec.placement, spec.policy),
+                          true};
   return std::nullopt;
 }
 
@@ -290,6 +327,8 @@ void check_run_inputs(const RunSpec& spec) {
     throw InputError("", 0, cli_flag_of(problem->key), problem->message);
   const Cluster cluster = load_run_cluster(spec);
   const RunInputs in = load_run_inputs(spec, cluster);
+  // Without the registry the mechanism is unknown; an explicit round length is checked either way.
+  check_round_count(in.workload, spec.mechanism.interval_s, spec.mechanism.until_s, spec.mechanism_kind != "gavel");
   if (spec.profiling == "cf") load_profile_tensor(spec.throughputs);
 }
 
@@ -326,6 +365,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
+    check_round_count(workload, config.interval_s, config.until_s, true);
     return with_notes(simulate(cluster, workload, model, *policy, *placement, config, std::move(info), extra_sinks));
   }
   if (gavel) {
@@ -334,11 +374,13 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     config.restart_overhead_s = spec.mechanism.restart_overhead_s;
     config.until_s = spec.mechanism.until_s;
     config.seed = spec.seed;
+    check_round_count(workload, config.round_s, config.until_s, false);
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
   MechanismConfig mech = spec.mechanism;
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
+  check_round_count(workload, mech.interval_s, mech.until_s, true);
   std::unique_ptr<CfThroughputModel> planning;
   std::vector<std::string> notes;
   if (spec.profiling == "cf") {

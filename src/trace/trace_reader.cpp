@@ -137,17 +137,22 @@ Workload finish_workload(std::vector<JobSpec> jobs, const std::string& path, Tra
 
 }  // namespace trace_detail
 
+namespace {
+constexpr TraceFormat kAllFormats[] = {TraceFormat::Auto,   TraceFormat::Native,       TraceFormat::Gavel,
+                                       TraceFormat::Philly, TraceFormat::Heet,         TraceFormat::Pollux,
+                                       TraceFormat::AlibabaOpenb, TraceFormat::Itp,    TraceFormat::ItpEf};
+}  // namespace
+
+std::vector<std::string> trace_format_names() {
+  std::vector<std::string> names;
+  for (TraceFormat f : kAllFormats) names.emplace_back(to_string(f));
+  return names;
+}
+
 std::optional<TraceFormat> parse_trace_format(std::string_view name) {
-  std::string n = to_lower(trim(name));
-  if (n == "auto") return TraceFormat::Auto;
-  if (n == "native") return TraceFormat::Native;
-  if (n == "gavel") return TraceFormat::Gavel;
-  if (n == "philly") return TraceFormat::Philly;
-  if (n == "heet") return TraceFormat::Heet;
-  if (n == "pollux") return TraceFormat::Pollux;
-  if (n == "alibaba-openb") return TraceFormat::AlibabaOpenb;
-  if (n == "itp") return TraceFormat::Itp;
-  if (n == "itp-ef") return TraceFormat::ItpEf;
+  const std::string n = to_lower(trim(name));
+  for (TraceFormat f : kAllFormats)
+    if (n == to_string(f)) return f;
   return std::nullopt;
 }
 

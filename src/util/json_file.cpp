@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
+#include <vector>
 
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
@@ -9,11 +11,52 @@
 namespace hetsim {
 namespace {
 
+// Line (1-based) of the `index`-th (0-based) object key in `text`, in document order: the parser
+// callback reports keys in that order but not where they are, so the text is scanned for string
+// literals followed by a colon. 0 when not found.
+std::size_t key_line(const std::string& text, std::size_t index) {
+  std::size_t line = 1, keys = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') ++line;
+    if (text[i] != '"') continue;
+    const std::size_t start_line = line;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\') ++i;
+      else if (text[i] == '\n') ++line;
+    }
+    std::size_t j = i + 1;
+    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) ++j;
+    if (j < text.size() && text[j] == ':' && keys++ == index) return start_line;
+  }
+  return 0;
+}
+
 template <class Json>
 Json parse_file(const std::string& path) {
   const std::string text = read_file(path);
+  // Keys seen in each open object (key -> its index among all keys of the file), innermost last.
+  std::vector<std::map<std::string, std::size_t>> open_objects;
+  std::size_t keys_seen = 0;
+  auto check_keys = [&](int /*depth*/, nlohmann::json::parse_event_t event, Json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) {
+      open_objects.emplace_back();
+    } else if (event == E::object_end) {
+      if (!open_objects.empty()) open_objects.pop_back();
+    } else if (event == E::key && !open_objects.empty()) {
+      const std::string key = parsed.template get<std::string>();
+      const std::size_t index = keys_seen++;
+      if (auto [it, fresh] = open_objects.back().emplace(key, index); !fresh) {
+        const std::size_t first = key_line(text, it->second);
+        throw InputError(path, key_line(text, index), key,
+                         first > 0 ? fmt::format("duplicate key (first given on line {}); give each key once", first)
+                                   : std::string("duplicate key; give each key once"));
+      }
+    }
+    return true;
+  };
   try {
-    return Json::parse(text);
+    return Json::parse(text, check_keys);
   } catch (const nlohmann::json::parse_error& e) {
     const std::size_t end = std::min<std::size_t>(e.byte, text.size());
     const auto line =

@@ -12,8 +12,11 @@
 namespace hetsim {
 
 /// What kind of JSON value a key takes; Path and Folder values are resolved against the spec
-/// file's folder and must exist (a file, a directory).
-enum class RunKeyKind { Text, Path, Folder, Cluster, Number, Integer, Boolean };
+/// file's folder and must exist (a file, a directory). Cluster and Table values (paths resolved
+/// the same way) are checked by the command line's own code: resolve_cluster() for `--cluster`
+/// (preset, cluster JSON, node inventory), throughput_file_kind() for `--throughputs` (a table
+/// file or an ElasticFlow profile folder).
+enum class RunKeyKind { Text, Path, Folder, Cluster, Table, Number, Integer, Boolean };
 
 /// One settable RunSpec field.
 struct RunKey {

@@ -95,6 +95,15 @@ bool is_heet_profile_json(const nlohmann::json& root);
 /// Heet fields it does have; returns when the section is present.
 void require_heet_epoch_times(const nlohmann::json& root, const std::string& path);
 
+/// Which reader a throughput path selects, by its content: "elasticflow-table" (a folder of
+/// throughputs_<GPU>/ CSVs, or one such folder), "job-types" (a JSON object with a top-level
+/// "job_types" key: compute times for the analytic model), "heet-profile"
+/// (is_heet_profile_json), else "gavel-table". The one rule shared by load_throughput_model(),
+/// make_throughput_model("auto") and the experiment-spec check. Throws InputError naming the path
+/// for an empty path, a missing file or folder, a folder that is not an ElasticFlow profile
+/// folder, invalid JSON (with its line) or JSON that is not an object.
+std::string throughput_file_kind(const std::string& path);
+
 /// Picks the model for a run: no file -> DurationModel; a folder of throughputs_<GPU>/ CSVs ->
 /// ElasticFlowThroughputTable; a JSON object in the Heet layout
 /// (is_heet_profile_json) -> Heet profile; any other JSON object -> Gavel table. Throws InputError

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetsim/workload/job.hpp"
 
@@ -22,6 +23,8 @@ enum class TraceFormat { Auto, Native, Gavel, Philly, Heet, Pollux, AlibabaOpenb
 /// Parses "auto", "native", "gavel", "philly", "heet", "pollux", "alibaba-openb", "itp",
 /// "itp-ef"; nullopt otherwise.
 std::optional<TraceFormat> parse_trace_format(std::string_view name);
+/// Every name parse_trace_format() accepts, in the order above (for help texts, errors, docs checks).
+std::vector<std::string> trace_format_names();
 /// Lower-case name of a format.
 const char* to_string(TraceFormat format);
 

@@ -6,8 +6,9 @@
 
 namespace hetsim {
 
-/// Reads and parses a JSON file. Throws InputError naming the file when it cannot be opened, and
-/// the file and line (with nlohmann's message) on a syntax error.
+/// Reads and parses a JSON file. Throws InputError naming the file when it cannot be opened, the
+/// file and line (with nlohmann's message) on a syntax error, and the file, line and key when an
+/// object repeats a key (nlohmann would keep the last value silently; the loaders are strict).
 nlohmann::json parse_json_file(const std::string& path);
 
 /// The same, keeping object keys in file order (experiment specs, whose key order is the order of

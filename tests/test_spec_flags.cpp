@@ -1,0 +1,266 @@
+// Experiment specs accept what the command line accepts (cluster inventories, ElasticFlow profile
+// folders), flags that would be silently ignored are errors, JSON inputs refuse duplicate keys,
+// out-of-range seeds are refused, model/cluster errors name the real cause, and a round length
+// that would need more than kMaxRounds rounds is refused up front.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_support.hpp"
+#include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/experiment/run_keys.hpp"
+#include "hetsim/experiment/spec.hpp"
+#include "hetsim/perf/model_factory.hpp"
+#include "hetsim/perf/profile_tables.hpp"
+#include "hetsim/run.hpp"
+#include "hetsim/sched/placement.hpp"
+#include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/error.hpp"
+#include "hetsim/util/json_file.hpp"
+#include "temp_dir.hpp"
+#include "test_support.hpp"
+
+using Catch::Contains;
+using hetsim::test::expect_input_error;
+using hetsim::test::run_cli;
+using namespace hetsim;
+
+namespace {
+
+const char* kOpenb = "sn,cpu_milli,memory_mib,gpu,model\np0,64000,262144,2,P100\nv0,96000,786432,8,V100M32\n";
+const char* kSpot = "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,4,32,1\nA10,2,32,2\n";
+
+ExperimentSpec load(const std::string& path) {
+  PolicyRegistry registry = make_default_registry();
+  return load_experiment_spec(path, registry);
+}
+
+std::string setting(const ExperimentSpec& spec, const std::string& key) {
+  for (const auto& [k, v] : spec.settings)
+    if (k == key) return value_text(v);
+  FAIL("no setting " << key);
+  return {};
+}
+
+// The row of the markdown table in docs/experiment-spec.md whose first cell is `key`.
+std::string doc_row(const std::string& key) {
+  std::ifstream in(test::source_path("docs/experiment-spec.md"));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("| `" + key + "` |", 0) == 0) return line;
+  FAIL("docs/experiment-spec.md has no row for " << key);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("spec: cluster accepts every --cluster form, paths relative to the spec", "[experiment][spec][cluster]") {
+  test::TempDir dir("specflags-cluster");
+  dir.write("inv/openb.csv", kOpenb);
+  dir.write("inv/spot.csv", kSpot);
+  dir.write("inv/pai.csv", "a1,T4,96,512,2\na2,V100,96,512,8\n");
+  dir.write("inv/pai.header", "machine,gpu_type,cap_cpu,cap_mem,cap_gpu\n");
+  const std::string inv = (dir.path / "inv").lexically_normal().generic_string();
+  struct Case {
+    std::string value, stored;
+    int gpus;
+  };
+  for (const Case& c : {Case{"alibaba-openb:../inv/openb.csv", "alibaba-openb:" + inv + "/openb.csv", 10},
+                        Case{"alibaba-spot:../inv/spot.csv", "alibaba-spot:" + inv + "/spot.csv", 6},
+                        Case{"alibaba-pai:../inv/pai.csv", "alibaba-pai:" + inv + "/pai.csv", 10},
+                        Case{"../inv/openb.csv", inv + "/openb.csv", 10},  // a bare inventory path
+                        Case{"gavel-24", "gavel-24", 24}}) {
+    INFO(c.value);
+    const std::string path = dir.write("exp/s.json", R"({"policies": ["fifo"], "cluster": ")" + c.value + "\"}");
+    const ExperimentSpec spec = load(path);
+    CHECK(setting(spec, "cluster") == c.stored);
+    PolicyRegistry registry = make_default_registry();
+    const auto points = expand_points(spec, registry);
+    REQUIRE(points.size() == 1);
+    CHECK(resolve_cluster(points[0].run.cluster).total_gpus() == c.gpus);
+  }
+  // The same resolution's errors, prefixed with the spec file and key.
+  const std::string empty = dir.write("exp/e.json", R"({"policies": ["fifo"], "cluster": "alibaba-openb:"})");
+  CHECK_THROWS_WITH(load(empty), Contains("e.json: field 'cluster': 'alibaba-openb:'") &&
+                                     Contains("names no inventory file: the path after the colon is empty"));
+  const std::string missing = dir.write("exp/m.json", R"({"policies": ["fifo"], "cluster": "nope.json"})");
+  CHECK_THROWS_WITH(load(missing), Contains("m.json: field 'cluster': 'nope.json'") &&
+                                       Contains("neither a cluster preset") && Contains("alibaba-spot:"));
+  dir.write("inv/dup.csv", "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,4,32,1\nA10,2,32,1\n");
+  const std::string dup = dir.write("exp/d.json", R"({"policies": ["fifo"], "cluster": "alibaba-spot:../inv/dup.csv"})");
+  CHECK_THROWS_WITH(load(dup), Contains("d.json: field 'cluster'") &&
+                                   Contains("dup.csv:3: field 'node_name': node name 'node-1' already used on line 2"));
+}
+
+TEST_CASE("spec: throughputs accepts a table file or an ElasticFlow profile folder", "[experiment][spec][perf]") {
+  test::TempDir dir("specflags-tput");
+  dir.write("ef/throughputs_A100/bert.csv", "global_batch_size,1,2\n64,6,8\n");
+  dir.write("plain/readme.txt", "not a profile\n");
+  dir.write("gavel.json", "{}");
+  const std::string ef = dir.write("exp/ef.json", R"({"policies": ["fifo"], "throughputs": "../ef"})");
+  CHECK(setting(load(ef), "throughputs") == (dir.path / "ef").lexically_normal().generic_string());
+  const std::string one = dir.write("exp/one.json", R"({"policies": ["fifo"], "throughputs": "../ef/throughputs_A100"})");
+  CHECK_NOTHROW(load(one));
+  const std::string file = dir.write("exp/file.json", R"({"policies": ["fifo"], "throughputs": "../gavel.json"})");
+  CHECK_NOTHROW(load(file));
+  const std::string plain = dir.write("exp/plain.json", R"({"policies": ["fifo"], "throughputs": "../plain"})");
+  CHECK_THROWS_WITH(load(plain), Contains("plain.json: field 'throughputs': '../plain'") &&
+                                     Contains("not an ElasticFlow profile folder"));
+  const std::string none = dir.write("exp/none.json", R"({"policies": ["fifo"], "throughputs": "../none.json"})");
+  CHECK_THROWS_WITH(load(none), Contains("none.json: field 'throughputs': '../none.json'") &&
+                                    Contains("none.json: field '--throughputs': no such file or folder"));
+  // The kind rule the CLI uses picks the reader.
+  CHECK(throughput_file_kind((dir.path / "ef").string()) == "elasticflow-table");
+  CHECK(throughput_file_kind((dir.path / "gavel.json").string()) == "gavel-table");
+  CHECK(throughput_file_kind(dir.write("jt.json", R"({"job_types": []})")) == "job-types");
+  CHECK(throughput_file_kind(dir.write("heet.json", R"({"epoch_time_s": {}})")) == "heet-profile");
+}
+
+TEST_CASE("spec: the real ElasticFlow profiles folder is accepted as throughputs", "[experiment][spec][data]") {
+  auto profiles = test::shared_data("elasticflow-profiles");
+  if (!profiles) return;
+  test::TempDir dir("specflags-efdata");
+  const std::string path =
+      dir.write("s.json", R"({"policies": ["fifo"], "throughputs": ")" + *profiles + R"(", "cluster": "default"})");
+  CHECK(setting(load(path), "throughputs") == std::filesystem::path(*profiles).lexically_normal().generic_string());
+}
+
+TEST_CASE("docs: experiment-spec.md lists every accepted value of the enumerated keys", "[experiment][spec][docs]") {
+  auto lists_all = [](const std::string& key, const std::vector<std::string>& names) {
+    const std::string row = doc_row(key);
+    for (const std::string& n : names) {
+      INFO(key << ": " << n);
+      CHECK_THAT(row, Contains("`" + n + "`"));
+    }
+  };
+  lists_all("format", trace_format_names());
+  lists_all("model", throughput_model_names());
+  lists_all("placement", placement_names());
+  lists_all("mechanism", {"auto", "event", "gavel"});
+  lists_all("step_model", {"pollux-table", "pollux-fit"});
+  const std::string cluster = doc_row("cluster");
+  for (const char* prefix : {"alibaba-openb:", "alibaba-pai:", "alibaba-spot:"}) CHECK_THAT(cluster, Contains(prefix));
+  const std::string throughputs = doc_row("throughputs");
+  for (const char* kind : {"Gavel", "Heet", "job-types", "ElasticFlow"}) CHECK_THAT(throughputs, Contains(kind));
+  // The keys' help texts are built from the same lists.
+  for (const RunKey& k : run_keys()) {
+    if (k.name == "format")
+      for (const std::string& n : trace_format_names()) CHECK_THAT(k.help, Contains(n));
+    if (k.name == "model")
+      for (const std::string& n : throughput_model_names()) CHECK_THAT(k.help, Contains(n));
+  }
+  REQUIRE(trace_format_names().size() == 9);
+  for (const std::string& n : trace_format_names()) CHECK(parse_trace_format(n));
+}
+
+TEST_CASE("cli: flags that would be ignored are errors", "[cli]") {
+  // Placement belongs to the event mechanism; the gavel mechanism places jobs itself.
+  expect_input_error("run -q --mechanism gavel --policy gavel-maxmin --placement spread",
+                     "field '--placement': 'spread' applies to the event mechanism only; policy 'gavel-maxmin' runs "
+                     "under the gavel mechanism, which places jobs itself");
+  expect_input_error("run -q --policy gavel-maxmin --placement topology-aware",  // auto = gavel here
+                     "field '--placement': 'topology-aware' applies to the event mechanism only");
+  expect_input_error("compare -q --policies fifo,gavel-maxmin --mechanism gavel --placement random",
+                     "field '--placement': 'random' applies to the event mechanism only");
+  // Goodput-model flags without a workload.
+  const std::string why = "only applies to a Pollux/Sia workload (the goodput model): add --workload or drop it";
+  expect_input_error("run -q --step-model pollux-fit", "field '--step-model': " + why);
+  expect_input_error("run -q --step-model pollux-table", "field '--step-model': " + why);  // even the default
+  expect_input_error("run -q --exact-epochs", "field '--exact-epochs': " + why);
+  expect_input_error("run -q --sia-restart-costs", "field '--sia-restart-costs': " + why);
+  test::TempDir dir("specflags-ignored");
+  const std::string spec = dir.write("ee.json", R"({"policies": ["fifo"], "exact_epochs": true})");
+  expect_input_error("sweep --dry-run " + spec, "ee.json: field 'exact_epochs': point fifo: " + why);
+  const std::string gp = dir.write("gp.json", R"({"policies": ["gavel-maxmin"], "placement": "spread"})");
+  expect_input_error("sweep --dry-run " + gp, "gp.json");
+  expect_input_error("sweep --dry-run " + gp, "'spread' applies to the event mechanism only");
+  // Still accepted: the default placement under gavel, a placement under the event mechanism.
+  auto r = run_cli("run -q --mechanism gavel --policy gavel-maxmin --placement consolidate --interval 3600");
+  CHECK(r.exit_code == 0);
+  r = run_cli("run -q --placement spread");
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("json inputs: a key repeated in one object names the file, line and key", "[util][json]") {
+  test::TempDir dir("specflags-dupkeys");
+  const std::string cluster = dir.write("lab.json",
+                                        "{\n"
+                                        "  \"gpu_types\": [{\"name\": \"v100\"}],\n"
+                                        "  \"nodes\": [\n"
+                                        "    {\"gpu_type\": \"v100\", \"gpus\": 4},\n"
+                                        "    {\"gpu_type\": \"v100\",\n"
+                                        "     \"gpus\": 4,\n"
+                                        "     \"gpus\": 8}\n"
+                                        "  ]\n"
+                                        "}\n");
+  CHECK_THROWS_WITH(parse_json_file(cluster),
+                    Contains("lab.json:7: field 'gpus': duplicate key (first given on line 6); give each key once"));
+  expect_input_error("run -q --cluster " + cluster, "lab.json:7: field 'gpus': duplicate key (first given on line 6)");
+  // The same key in different objects, and a key-like string value, are fine.
+  const std::string ok = dir.write("ok.json", "{\"a\": {\"x\": 1}, \"b\": {\"x\": \"\\\"a\\\": 2\"}, \"c\": [{\"x\": 1}, {\"x\": 2}]}");
+  CHECK(parse_json_file(ok)["c"][1]["x"] == 2);
+  // Experiment specs (ordered parser), also inside nested objects; escaped quotes do not shift lines.
+  const std::string spec = dir.write("s.json",
+                                     "{\"policies\": [\"fifo\"], \"note\\\"\": 1,\n"
+                                     " \"generator\": {\"jobs\": 3,\n"
+                                     "   \"jobs\": 4}}\n");
+  CHECK_THROWS_WITH(read_json_file(spec), Contains("s.json:3: field 'jobs': duplicate key (first given on line 2)"));
+  const std::string seed = dir.write("seed.json", "{\"policies\": [\"fifo\"],\n \"seed\": 1,\n \"seed\": 2}\n");
+  expect_input_error("sweep --dry-run " + seed, "seed.json:3: field 'seed': duplicate key (first given on line 2)");
+}
+
+TEST_CASE("cli: seeds beyond 2^64-1 are refused, not clamped", "[cli]") {
+  const std::string msg = "must be a non-negative integer (0 .. 18446744073709551615), got '";
+  expect_input_error("run -q --seed 18446744073709551616", msg + "18446744073709551616'");
+  expect_input_error("run -q --seed 99999999999999999999999", msg + "99999999999999999999999'");
+  expect_input_error("compare -q --policies fifo --seed 18446744073709551616", msg + "18446744073709551616'");
+  expect_input_error("predict-check --seed 18446744073709551616", msg + "18446744073709551616'");
+  auto r = run_cli("run -q --seed 18446744073709551615");
+  CHECK(r.exit_code == 0);
+  // A spec seed beyond the range is not a JSON integer at all.
+  test::TempDir dir("specflags-seed");
+  const std::string spec = dir.write("s.json", R"({"policies": ["fifo"], "seed": 18446744073709551616})");
+  expect_input_error("sweep --dry-run " + spec, "s.json: field 'seed': expected an integer");
+}
+
+TEST_CASE("cli: model and cluster errors name the real cause", "[cli]") {
+  test::TempDir dir("specflags-msgs");
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\n");
+  expect_input_error("run -q --trace " + trace + " --model-param overlap=0.5",
+                     "field '--model-param overlap': without --throughputs the model is 'duration', which takes no "
+                     "parameters");
+  expect_input_error("run -q --trace " + trace + " --model-param spread=consolidated",
+                     "without --throughputs the model is 'duration'");
+  // "auto" resolves to the table's model before its parameters are checked.
+  const std::string heet = dir.write("heet.json", R"({"epoch_time_s": {"v100": {}}})");
+  CHECK_THROWS_WITH(make_throughput_model("auto", heet, {{"spread", "consolidated"}}, *make_preset("default")),
+                    Contains("model 'heet-profile' takes no parameters"));
+  expect_input_error("run -q --cluster alibaba-openb:",
+                     "field '--cluster': 'alibaba-openb:' names no inventory file: the path after the colon is empty");
+  expect_input_error("run -q --cluster alibaba-spot:", "field '--cluster': 'alibaba-spot:' names no inventory file");
+  const std::string spot = dir.write("spot.csv", "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,4,32,7\nA10,2,32,7\n");
+  expect_input_error("run -q --cluster alibaba-spot:" + spot,
+                     "spot.csv:3: field 'node_name': node name 'node-7' already used on line 2");
+  const std::string openb = dir.write("openb.csv", "sn,cpu_milli,memory_mib,gpu,model\np0,64000,262144,2,P100\np0,1,1,1,P100\n");
+  expect_input_error("run -q --cluster " + openb, "openb.csv:3: field 'sn': node name 'p0' already used on line 2");
+}
+
+TEST_CASE("cli: a round length needing more than kMaxRounds rounds is refused up front", "[cli]") {
+  REQUIRE(kMaxRounds == 1e8);
+  test::TempDir dir("specflags-rounds");
+  // Arrivals span 2e5 s: 2e8 rounds of 1 ms, twice the limit.
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,200000,1,10\n");
+  expect_input_error("run -q --trace " + trace + " --interval 0.001",
+                     "field '--interval': rounds of 0.001 s over arrivals spanning 2e+05 s would take at least 2e+08 "
+                     "rounds (limit 1e+08): use --interval 0.002 or more, or --interval 0 (event-driven)");
+  expect_input_error("run -q --trace " + trace + " --mechanism gavel --policy gavel-maxmin --interval 0.001",
+                     "would take at least 2e+08 rounds (limit 1e+08): use --interval 0.002 or more");
+  // compare checks the inputs once before running its policies.
+  expect_input_error("compare -q --policies fifo,srtf --trace " + trace + " --interval 0.001", "at least 2e+08 rounds");
+  // At the limit the run goes ahead (1e5 s span / 0.002 s = 5e7 rounds would be slow, so the
+  // accepted case uses a short trace: 2 s / 0.001 s = 2000 rounds).
+  const std::string short_trace = dir.write("s.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,2,1,10\n");
+  auto r = run_cli("run -q --trace " + short_trace + " --interval 0.001");
+  CHECK(r.exit_code == 0);
+}
