@@ -25,7 +25,7 @@ Cluster mixed_cluster() {
 
 // 1.25 GB gradient; 0.1 s per step on a V100, 0.4 s on a K80.
 std::unique_ptr<ComputeProfile> mixed_profile() {
-  return std::make_unique<FixedProfile>(std::map<std::string, FixedProfile::Entry>{{"m", {1.25e9, {0.1, 0.4}}}});
+  return fixed_profile({{"m", {1.25e9, {0.1, 0.4}}}});
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -88,7 +88,7 @@ TEST_CASE("analytic: placement changes the rate through the topology", "[analyti
   const Cluster c = flat_cluster(2, 2, 100.0, 100.0);
   AnalyticConfig cfg;
   cfg.overlap = 0.0;
-  const AnalyticModel m(c, std::make_unique<FixedProfile>(std::map<std::string, FixedProfile::Entry>{{"m", {1e9, {0.1}}}}),
+  const AnalyticModel m(c, fixed_profile({{"m", {1e9, {0.1}}}}),
                         cfg);
   const JobSpec job = iter_job("j", "m", 2, 100);
   // One node: 0.1 + 2 x 0.5 / 100 = 0.11 s per step; two nodes: 0.1 + 2 x 0.5 / 12.5 = 0.18 s.

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "hetsim/policy/registry.hpp"
+#include "hetsim/util/error.hpp"
 
 using namespace hetsim;
 
@@ -84,6 +85,16 @@ TEST_CASE("sia: p = -0.5 picks the assignment with the smaller powered speed-ups
   // [0.71, 1]. Costs with lambda_n 1.1: job0 on A + job1 on B = -0.6 - 0.1 = -0.7 beats -0.49.
   AllocationMatrix x = allocate("sia", two_by_two({4, 1}, {2, 1}));
   check_matrix(x, {{1, 0}, {0, 1}});
+}
+
+TEST_CASE("sia: search limits are parameters, checked, and a root-only search still answers") {
+  // The 2 x 2 ILP is solved at the root, so even a 1-node limit gives the optimum above.
+  AllocationMatrix x = allocate("sia", two_by_two({4, 1}, {2, 1}), {{"mip_node_limit", "1"}});
+  check_matrix(x, {{1, 0}, {0, 1}});
+  PolicyRegistry registry = make_default_registry();
+  for (PolicyParams bad : {PolicyParams{{"mip_node_limit", "0"}}, PolicyParams{{"mip_node_limit", "2.5"}},
+                           PolicyParams{{"mip_time_limit_s", "0"}}, PolicyParams{{"mip_time_limit_s", "-1"}}})
+    CHECK_THROWS_AS(registry.make_allocation("sia", bad, 0), InputError);
 }
 
 TEST_CASE("fifo-perf: arrival order, each job on its fastest type with room") {

@@ -38,7 +38,7 @@ std::unique_ptr<AnalyticModel> analytic(const Cluster& c, double overlap = 0.0) 
   AnalyticConfig cfg;
   cfg.overlap = overlap;
   return std::make_unique<AnalyticModel>(
-      c, std::make_unique<FixedProfile>(std::map<std::string, FixedProfile::Entry>{{"m", {1e9, {0.1}}}}), cfg);
+      c, fixed_profile({{"m", {1e9, {0.1}}}}), cfg);
 }
 
 }  // namespace

@@ -37,29 +37,11 @@ inline Cluster flat_cluster(int nodes, int gpus, double intra_gbytes_per_s, doub
   return Cluster("flat", {GpuType{"gpu", 0.0, 1.0}}, {net_rack("r0")}, ns);
 }
 
-/// A compute profile given in code: per job type, gradient bytes and step time per GPU type id.
-class FixedProfile final : public ComputeProfile {
- public:
-  struct Entry {
-    double gradient_bytes;
-    std::vector<double> step_time_s;
-  };
-  explicit FixedProfile(std::map<std::string, Entry> entries) : entries_(std::move(entries)) {}
-  std::string source() const override { return "test"; }
-  double step_time_s(const JobSpec& job, GpuTypeId type) const override {
-    auto it = entries_.find(job.job_type);
-    if (it == entries_.end() || static_cast<std::size_t>(type) >= it->second.step_time_s.size()) return 0.0;
-    return it->second.step_time_s[static_cast<std::size_t>(type)];
-  }
-  std::optional<double> gradient_bytes(const JobSpec& job) const override {
-    auto it = entries_.find(job.job_type);
-    if (it == entries_.end()) return std::nullopt;
-    return it->second.gradient_bytes;
-  }
-
- private:
-  std::map<std::string, Entry> entries_;
-};
+/// A compute profile given in code (the library's job-types profile): per job type, gradient
+/// bytes and step time per GPU type id.
+inline std::unique_ptr<ComputeProfile> fixed_profile(std::map<std::string, JobTypeProfileEntry> entries) {
+  return make_job_types_profile(std::move(entries), "test");
+}
 
 /// An iterations job of `job_type` on `gpus` GPUs.
 inline JobSpec iter_job(const std::string& id, const std::string& job_type, int gpus, double iterations,

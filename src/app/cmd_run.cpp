@@ -68,6 +68,11 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     }
     for (const std::string& n : out.model_notes) fmt::print(stderr, "hetsim: {}\n", n);
     for (const std::string& w : out.stats.warnings) fmt::print(stderr, "hetsim: warning: {}\n", w);
+    if (out.summary.solver_time_limits > 0)
+      fmt::print(stderr,
+                 "hetsim: warning: {} solver searches stopped at the wall-time safety net; their answers, and so "
+                 "this run's results, depend on machine speed and load (solver_time_limits in summary.json)\n",
+                 out.summary.solver_time_limits);
     if (out.stats.refused_requests > out.stats.warnings.size())
       fmt::print(stderr, "hetsim: warning: {} more refused policy requests\n",
                  out.stats.refused_requests - out.stats.warnings.size());

@@ -145,6 +145,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["rounds"] = s.rounds;
   j["allocations"] = s.allocations;
   j["solver_failures"] = s.solver_failures;
+  j["solver_node_limits"] = s.solver_node_limits;
+  j["solver_time_limits"] = s.solver_time_limits;
   j["cluster"] = info.cluster;
   j["trace"] = info.trace;
   j["format"] = info.format;
@@ -188,6 +190,8 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
     fmt::print(out, "  {:<22}{:>16}\n", "rounds", s.rounds);
     fmt::print(out, "  {:<22}{:>16}\n", "allocations", s.allocations);
     fmt::print(out, "  {:<22}{:>16}\n", "solver failures", s.solver_failures);
+    fmt::print(out, "  {:<22}{:>16}\n", "solver node limits", s.solver_node_limits);
+    fmt::print(out, "  {:<22}{:>16}\n", "solver time limits", s.solver_time_limits);
     fmt::print(out, "  {:<22}{:>16.4f}\n", "solver time (s)", s.solver_s_total);
     fmt::print(out, "  {:<22}{:>16.4f}\n", "solver max/round (s)", s.solver_s_max);
   }

@@ -51,14 +51,9 @@ class GavelComputeProfile final : public ComputeProfile {
   std::string path_;
 };
 
-struct JobTypeEntry {
-  double gradient_bytes = 0.0;
-  std::vector<double> step_time_s;  // [GpuTypeId], 0 = not given
-};
-
 class JobTypesProfile final : public ComputeProfile {
  public:
-  JobTypesProfile(std::map<std::string, JobTypeEntry> entries, std::string path)
+  JobTypesProfile(std::map<std::string, JobTypeProfileEntry> entries, std::string path)
       : entries_(std::move(entries)), path_(std::move(path)) {}
   std::string source() const override { return path_; }
   double step_time_s(const JobSpec& job, GpuTypeId type) const override {
@@ -73,7 +68,7 @@ class JobTypesProfile final : public ComputeProfile {
   }
 
  private:
-  std::map<std::string, JobTypeEntry> entries_;
+  std::map<std::string, JobTypeProfileEntry> entries_;
   std::string path_;
 };
 
@@ -85,6 +80,11 @@ double positive_number(const json& v, const std::string& path, const std::string
 }
 
 }  // namespace
+
+std::unique_ptr<ComputeProfile> make_job_types_profile(std::map<std::string, JobTypeProfileEntry> entries,
+                                                       std::string source) {
+  return std::make_unique<JobTypesProfile>(std::move(entries), std::move(source));
+}
 
 std::optional<double> gavel_gradient_bytes(const std::string& job_type) {
   // The family is the job type up to " (batch size ...)".
@@ -106,14 +106,14 @@ std::unique_ptr<ComputeProfile> load_job_types_profile(const std::string& path, 
   const auto types = root.find("job_types");
   if (types == root.end() || !types->is_object() || types->empty())
     throw InputError(path, 0, "job_types", "must be a non-empty object keyed by job type");
-  std::map<std::string, JobTypeEntry> entries;
+  std::map<std::string, JobTypeProfileEntry> entries;
   for (const auto& [name, spec] : types->items()) {
     const std::string at = "job_types." + name;
     if (!spec.is_object()) throw InputError(path, 0, at, "expected an object with gradient_bytes and step_time_s");
     for (const auto& [key, value] : spec.items())
       if (key != "gradient_bytes" && key != "step_time_s")
         throw InputError(path, 0, at + "." + key, "unknown key; expected one of: gradient_bytes, step_time_s");
-    JobTypeEntry entry;
+    JobTypeProfileEntry entry;
     const auto bytes = spec.find("gradient_bytes");
     if (bytes == spec.end()) throw InputError(path, 0, at + ".gradient_bytes", "missing");
     entry.gradient_bytes = positive_number(*bytes, path, at + ".gradient_bytes");
@@ -128,7 +128,7 @@ std::unique_ptr<ComputeProfile> load_job_types_profile(const std::string& path, 
     }
     entries.emplace(name, std::move(entry));
   }
-  return std::make_unique<JobTypesProfile>(std::move(entries), path);
+  return make_job_types_profile(std::move(entries), path);
 }
 
 }  // namespace hetsim

@@ -32,6 +32,16 @@ AllocationMatrix read_allocation(const AllocationView& view, const BaseLp& base,
   return sanitize_allocation(view, std::move(x));
 }
 
+AllocationResult solve_allocation(const AllocationView& view, const std::string& policy, BaseLp& base) {
+  LpResult r = base.lp.solve();
+  if (!r.usable()) return solver_failure(view, policy, r, r.solve_s, 1);
+  AllocationResult out;
+  out.x = read_allocation(view, base, r);
+  out.solver_s = r.solve_s;
+  out.solves = 1;
+  return out;
+}
+
 std::string describe_jobs(const AllocationView& view) {
   std::string ids;
   for (std::size_t i = 0; i < view.jobs.size() && i < 10; ++i)

@@ -19,6 +19,9 @@ struct BaseLp {
 BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense);
 /// Reads x[i][t] out of a usable solution and sanitizes it.
 AllocationMatrix read_allocation(const AllocationView& view, const BaseLp& base, const LpResult& result);
+/// Solves `base` once: the sanitized X (as read_allocation) with its solver time, or, when the
+/// solver gives no usable answer, solver_failure() for `policy`. solves = 1 either way.
+AllocationResult solve_allocation(const AllocationView& view, const std::string& policy, BaseLp& base);
 /// "job ids a, b, c, ... (N jobs)" for failure messages.
 std::string describe_jobs(const AllocationView& view);
 /// A failed result carrying the solver's status and the jobs involved.

@@ -14,8 +14,7 @@ class GavelMakespan final : public AllocationPolicy {
   std::string name() const override { return "gavel-makespan"; }
 
   AllocationResult allocate(const AllocationView& view) override {
-    AllocationResult out;
-    if (view.jobs.empty()) return out;
+    if (view.jobs.empty()) return {};
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     int z = base.lp.add_variable(0.0, 1e9, 1.0);  // bounded: all-zero remaining work must not be "unbounded"
     for (std::size_t i = 0; i < view.jobs.size(); ++i) {
@@ -25,12 +24,7 @@ class GavelMakespan final : public AllocationPolicy {
       row.push_back({z, -job.remaining_work});
       base.lp.add_constraint(row, 0.0, LinearProgram::kInf);
     }
-    LpResult r = base.lp.solve();
-    if (!r.usable()) return solver_failure(view, name(), r, r.solve_s, 1);
-    out.x = read_allocation(view, base, r);
-    out.solver_s = r.solve_s;
-    out.solves = 1;
-    return out;
+    return solve_allocation(view, name(), base);
   }
 };
 

@@ -20,8 +20,7 @@ class GavelThroughput final : public AllocationPolicy {
   std::string name() const override { return "gavel-throughput"; }
 
   AllocationResult allocate(const AllocationView& view) override {
-    AllocationResult out;
-    if (view.jobs.empty()) return out;
+    if (view.jobs.empty()) return {};
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     for (std::size_t i = 0; i < view.jobs.size(); ++i) {
       const auto& tput = view.jobs[i].throughput;
@@ -29,12 +28,7 @@ class GavelThroughput final : public AllocationPolicy {
       for (std::size_t t = 0; t < tput.size(); ++t)
         base.lp.set_objective(base.var[i][t], normalize_ ? (best > 0 ? tput[t] / best : 0.0) : tput[t]);
     }
-    LpResult r = base.lp.solve();
-    if (!r.usable()) return solver_failure(view, name(), r, r.solve_s, 1);
-    out.x = read_allocation(view, base, r);
-    out.solver_s = r.solve_s;
-    out.solves = 1;
-    return out;
+    return solve_allocation(view, name(), base);
   }
 
  private:

@@ -5,7 +5,9 @@
 // solve (presolve would discard that basis, so it runs only on the first solve).
 #include <glpk.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -40,6 +42,54 @@ int bound_type(double lower, double upper) {
   return GLP_FR;
 }
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// Branch-and-bound hook: hands GLPK the caller's start point as its first incumbent and stops the
+// search at the node limit. GLPK calls it at fixed points of its (deterministic) search, so a
+// search stopped here ends at the same node on every machine, unlike GLPK's own tm_lim.
+struct MipHook {
+  long long node_limit = 0;
+  double objective_step = 0.0;  // > 0: every feasible objective value is a multiple of it
+  bool minimize = true;
+  const std::vector<double>* start = nullptr;  // 0-based, empty = none
+  bool start_offered = false;
+  bool node_limit_hit = false;
+  bool proven_by_step = false;
+  long long nodes = 0;
+};
+
+void mip_hook(glp_tree* tree, void* info) {
+  auto& hook = *static_cast<MipHook*>(info);
+  int active = 0, current = 0, total = 0;
+  glp_ios_tree_size(tree, &active, &current, &total);
+  hook.nodes = total;
+  const int reason = glp_ios_reason(tree);
+  // With objective values on a grid of `objective_step`, an incumbent less than one step from the
+  // best bound of the open nodes is optimal: no open node can hold a better value.
+  if (hook.objective_step > 0.0 && (reason == GLP_ISELECT || reason == GLP_IBINGO)) {
+    glp_prob* prob = glp_ios_get_prob(tree);
+    const int best = glp_ios_best_node(tree);
+    if (glp_mip_status(prob) == GLP_FEAS && best != 0) {
+      const double incumbent = glp_mip_obj_val(prob), bound = glp_ios_node_bound(tree, best);
+      const double room = hook.minimize ? incumbent - bound : bound - incumbent;
+      if (room < hook.objective_step * (1.0 - 1e-6)) {
+        hook.proven_by_step = true;
+        glp_ios_terminate(tree);
+        return;
+      }
+    }
+  }
+  if (reason == GLP_IHEUR && !hook.start_offered && hook.start && !hook.start->empty()) {
+    hook.start_offered = true;
+    std::vector<double> x1(hook.start->size() + 1, 0.0);  // 1-based for GLPK
+    for (std::size_t j = 0; j < hook.start->size(); ++j) x1[j + 1] = (*hook.start)[j];
+    glp_ios_heur_sol(tree, x1.data());  // rejected (ignored) when GLPK already has a better one
+  }
+  // `>`: the root is always solved in full (heuristics included), whatever the limit.
+  if (total > hook.node_limit && !hook.node_limit_hit) {
+    hook.node_limit_hit = true;
+    glp_ios_terminate(tree);
+  }
+}
 
 // GLPK owns no global state we need, but it prints to the terminal by default.
 struct TermOff {
@@ -97,6 +147,21 @@ void LinearProgram::set_objective(int var, double coefficient) {
   objective_changed_ = true;
 }
 
+void LinearProgram::set_node_limit(long long nodes) {
+  if (nodes < 1) throw std::invalid_argument("LinearProgram: the node limit must be at least 1");
+  node_limit_ = nodes;
+}
+
+void LinearProgram::set_time_limit_s(double seconds) {
+  if (!(seconds > 0.0)) throw std::invalid_argument("LinearProgram: the time limit must be positive");
+  time_limit_s_ = seconds;
+}
+
+void LinearProgram::set_objective_step(double step) {
+  if (!(step >= 0.0) || !std::isfinite(step)) throw std::invalid_argument("LinearProgram: bad objective step");
+  objective_step_ = step;
+}
+
 void LinearProgram::set_sense(Sense sense) {
   if (sense != sense_) objective_changed_ = true;
   sense_ = sense;
@@ -127,6 +192,7 @@ LpResult LinearProgram::solve() {
   const int n = variables(), m = constraints();
   bool mip = false;
   for (char c : integer_) mip = mip || c;
+  if (!mip_start_.empty()) check_mip_start();
 
   // Push what changed into the solver's problem (all of it on the first solve).
   if (!solver_) solver_.reset(new Solver);
@@ -189,7 +255,7 @@ LpResult LinearProgram::solve() {
   s.rows = m;
 
   LpResult result = run_glpk(s, mip, s.solved ? (only_bounds_changed ? Warm::Dual : Warm::Primal) : Warm::None);
-  if (result.status == LpResult::Status::Failed && s.solved) {
+  if (result.status == LpResult::Status::Failed && s.solved && !result.node_limit_hit && !result.time_limit_hit) {
     // The warm start went wrong (singular basis, iteration trouble): solve from scratch.
     glp_std_basis(lp);
     result = run_glpk(s, mip, Warm::None);
@@ -197,6 +263,21 @@ LpResult LinearProgram::solve() {
   result.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.solved = true;
   return result;
+}
+
+void LinearProgram::check_mip_start() const {
+  constexpr double tol = 1e-9;
+  const auto& x = mip_start_;
+  if (x.size() != lower_.size()) throw std::invalid_argument("LinearProgram: the MIP start has the wrong size");
+  for (std::size_t j = 0; j < x.size(); ++j)
+    if (!(x[j] >= lower_[j] - tol && x[j] <= upper_[j] + tol) || (integer_[j] && std::abs(x[j] - std::round(x[j])) > tol))
+      throw std::invalid_argument("LinearProgram: the MIP start breaks a variable's bounds or integrality");
+  std::vector<double> activity(row_lower_.size(), 0.0);
+  for (std::size_t e = 0; e < nz_val_.size(); ++e)
+    activity[static_cast<std::size_t>(nz_row_[e])] += nz_val_[e] * x[static_cast<std::size_t>(nz_col_[e])];
+  for (std::size_t i = 0; i < activity.size(); ++i)
+    if (activity[i] < row_lower_[i] - tol || activity[i] > row_upper_[i] + tol)
+      throw std::invalid_argument("LinearProgram: the MIP start breaks a constraint");
 }
 
 LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
@@ -243,20 +324,44 @@ LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
     }
     if (result.status == LpResult::Status::Optimal && !mip) read_x(false);
     if (result.status == LpResult::Status::Optimal && mip) {
+      // All of GLPK's cut families: on packing problems (sia's ILP is a multiple knapsack) they
+      // close most of the LP gap at the root and cut the tree by one to two orders of magnitude.
+      MipHook hook;
+      hook.node_limit = node_limit_;
+      hook.start = &mip_start_;
+      hook.objective_step = objective_step_;
+      hook.minimize = sense_ == Sense::Minimize;
       glp_iocp iocp;
       glp_init_iocp(&iocp);
       iocp.msg_lev = GLP_MSG_OFF;
       iocp.mip_gap = 1e-4;
-      iocp.tm_lim = static_cast<int>(std::max(1.0, time_limit_s_ * 1000.0));
+      iocp.gmi_cuts = GLP_ON;
+      iocp.mir_cuts = GLP_ON;
+      iocp.cov_cuts = GLP_ON;
+      iocp.clq_cuts = GLP_ON;
+      iocp.cb_func = mip_hook;
+      iocp.cb_info = &hook;
+      iocp.tm_lim = static_cast<int>(std::clamp(time_limit_s_ * 1000.0, 1.0, 2e9));
       int irc = glp_intopt(lp, &iocp);
       int ist = glp_mip_status(lp);
-      if (ist == GLP_OPT) {
+      result.nodes = hook.nodes;
+      result.node_limit_hit = irc == GLP_ESTOP && hook.node_limit_hit && !hook.proven_by_step;
+      result.time_limit_hit = irc == GLP_ETMLIM;
+      if (ist == GLP_OPT || (ist == GLP_FEAS && hook.proven_by_step)) {
         result.status = LpResult::Status::Optimal;
         read_x(true);
       } else if (ist == GLP_FEAS) {
         result.status = LpResult::Status::Feasible;
-        result.message = "time or gap limit reached; best integer solution used";
+        result.message = result.time_limit_hit
+                             ? "wall-time safety net reached; best integer solution used"
+                             : result.node_limit_hit ? "node limit reached; best integer solution used"
+                                                     : irc == GLP_EMIPGAP ? "within the relative MIP gap (1e-4)"
+                                                                          : "stopped early; best integer solution used";
         read_x(true);
+      } else if (result.node_limit_hit || result.time_limit_hit) {
+        result.status = LpResult::Status::Failed;
+        result.message = std::string(result.time_limit_hit ? "wall-time safety net" : "node limit") +
+                         " reached without an integer solution";
       } else if (ist == GLP_NOFEAS) {
         result.status = LpResult::Status::Infeasible;
         result.message = "no integer feasible solution";

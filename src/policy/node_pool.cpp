@@ -16,6 +16,21 @@ void NodePool::release(std::span<const GpuId> gpus) {
   }
 }
 
+std::vector<char> NodePool::keep_or_release(const SchedulerContext& ctx, std::span<const JobIndex> jobs,
+                                            std::span<const GpuTypeId> types, std::span<const int> replicas,
+                                            std::vector<JobIndex>& preempt) {
+  std::vector<char> keep(jobs.size(), 0);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const JobRuntime& job = ctx.job(jobs[i]);
+    if (job.status != JobStatus::Running) continue;
+    keep[i] = static_cast<int>(job.gpus.size()) == replicas[i] && job.gpu_type == types[i];
+    if (keep[i]) continue;
+    release(job.gpus);
+    if (replicas[i] == 0) preempt.push_back(jobs[i]);
+  }
+  return keep;
+}
+
 int NodePool::free_of_type(GpuTypeId type) const {
   int n = 0;
   for (std::size_t i = 0; i < free_.size(); ++i)

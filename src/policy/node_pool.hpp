@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/policy/policy.hpp"
 
 namespace hetsim::policy_detail {
 
@@ -16,6 +17,13 @@ class NodePool {
   explicit NodePool(const ClusterState& state);
   /// Adds GPUs back (a job the policy stops or moves).
   void release(std::span<const GpuId> gpus);
+  /// The keep-or-release pass of the Pollux simulator's policies: each running job among `jobs`
+  /// whose planned count replicas[i] and type types[i] equal what it holds keeps its GPUs; every
+  /// other running job gives its GPUs back to the pool and, when replicas[i] is 0, is appended to
+  /// `preempt`. Returns per row 1 = kept (always 0 for jobs not running). The spans are parallel.
+  std::vector<char> keep_or_release(const SchedulerContext& ctx, std::span<const JobIndex> jobs,
+                                    std::span<const GpuTypeId> types, std::span<const int> replicas,
+                                    std::vector<JobIndex>& preempt);
   /// Free GPUs of a type over all nodes.
   int free_of_type(GpuTypeId type) const;
   /// Takes `count` GPUs of `type`: repeatedly the node with the most free GPUs (ties: lowest node

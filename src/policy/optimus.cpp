@@ -94,14 +94,8 @@ class OptimusPolicy final : public SchedulingPolicy {
     // Placement: unchanged counts keep their GPUs; the rest in increasing count, most-free node first.
     Decision d;
     policy_detail::NodePool pool(ctx.state());
-    std::vector<char> keep(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const JobRuntime& job = ctx.job(jobs[i]);
-      if (job.status != JobStatus::Running) continue;
-      keep[i] = static_cast<int>(job.gpus.size()) == replicas[i] && job.gpu_type == type;
-      if (!keep[i]) pool.release(job.gpus);
-      if (!keep[i] && replicas[i] == 0) d.preempt.push_back(jobs[i]);
-    }
+    const std::vector<GpuTypeId> types(n, type);
+    const std::vector<char> keep = pool.keep_or_release(ctx, jobs, types, replicas, d.preempt);
     std::vector<std::size_t> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return replicas[a] < replicas[b]; });

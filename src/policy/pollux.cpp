@@ -16,6 +16,10 @@
 #include <algorithm>
 #include <limits>
 #include <cmath>
+#include <compare>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -72,35 +76,13 @@ class PolluxPolicy final : public SchedulingPolicy {
       type[i] = t;
       --cap[static_cast<std::size_t>(t)];
       replicas[i] = 1;
-      // Goodput table for 1 .. max replicas at the best batch size.
-      const std::string& tname = cluster.gpu_types()[static_cast<std::size_t>(t)].name;
-      const int per_node = cluster.max_gpus_per_node(t);
       int max_r = std::min(job.spec->max_gpus, cluster.gpus_of_type(t));
       if (job.spec->job_type == "ncf") max_r = 1;  // the simulator keeps ncf on one GPU
-      speedup[i].assign(static_cast<std::size_t>(max_r) + 1, 0.0);
-      best_batch[i].assign(static_cast<std::size_t>(max_r) + 1, 0);
-      for (int r = 1; r <= max_r; ++r) {
-        double lo = std::max<double>(a->init_batch_size(), static_cast<double>(a->min_local_bsz()) * r);
-        double hi = a->max_batch_size();
-        if (job.spec->job_type == "ncf" && job.spec->global_batch_size > 0) lo = hi = job.spec->global_batch_size;
-        if (lo > hi) break;
-        double best = 0.0;
-        int best_b = 0;
-        constexpr int kSamples = 50;
-        for (int s = 0; s < kSamples; ++s) {
-          double b = lo == hi ? lo : lo * std::pow(hi / lo, static_cast<double>(s) / (kSamples - 1));
-          int bi = static_cast<int>(std::lround(b));
-          double g = model->goodput(*a, tname, packed_placement(r, per_node), bi, epoch);
-          if (g > best) {
-            best = g;
-            best_b = bi;
-          }
-        }
-        speedup[i][static_cast<std::size_t>(r)] = best;
-        best_batch[i][static_cast<std::size_t>(r)] = best_b;
-      }
-      double base = speedup[i][1];
-      for (double& v : speedup[i]) v = base > 0 ? v / base : 0.0;
+      const int fixed_batch =
+          job.spec->job_type == "ncf" && job.spec->global_batch_size > 0 ? job.spec->global_batch_size : 0;
+      const SpeedupTable& table = speedup_table(*model, cluster, {job.spec->job_type, t, epoch, max_r, fixed_batch});
+      speedup[i] = table.speedup;
+      best_batch[i] = table.best_batch;
     }
     auto gain = [&](std::size_t i) {
       std::size_t r = static_cast<std::size_t>(replicas[i]);
@@ -127,18 +109,13 @@ class PolluxPolicy final : public SchedulingPolicy {
     }
     Decision d;
     policy_detail::NodePool pool(ctx.state());
-    std::vector<char> keep(n, 0);
+    const std::vector<char> keep = pool.keep_or_release(ctx, jobs, type, replicas, d.preempt);
     for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      // Same GPUs; only the batch size may change (no restart).
       const JobRuntime& job = ctx.job(jobs[i]);
-      if (job.status != JobStatus::Running) continue;
-      keep[i] = static_cast<int>(job.gpus.size()) == replicas[i] && job.gpu_type == type[i];
-      if (keep[i]) {
-        int b = best_batch[i][static_cast<std::size_t>(replicas[i])];
-        if (b > 0 && b != job.batch_size) d.allocate.push_back({jobs[i], type[i], replicas[i], job.gpus, b});
-        continue;
-      }
-      pool.release(job.gpus);
-      if (replicas[i] == 0) d.preempt.push_back(jobs[i]);
+      int b = best_batch[i][static_cast<std::size_t>(replicas[i])];
+      if (b > 0 && b != job.batch_size) d.allocate.push_back({jobs[i], type[i], replicas[i], job.gpus, b});
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (replicas[i] == 0 || keep[i]) continue;
@@ -150,7 +127,66 @@ class PolluxPolicy final : public SchedulingPolicy {
   }
 
  private:
+  // What a job's speedup table depends on: its application, GPU type, current epoch, largest
+  // GPU count and (ncf only) fixed batch size. The table is a pure function of these, so tables
+  // are kept across rounds: most jobs stay in one epoch for many rounds, and jobs of one
+  // application in the same epoch share a table (the evaluations are most of this policy's time).
+  struct TableKey {
+    std::string app;
+    GpuTypeId type = -1;
+    int epoch = 0, max_replicas = 0, fixed_batch = 0;
+    auto operator<=>(const TableKey&) const = default;
+  };
+  struct SpeedupTable {
+    std::vector<double> speedup;  // [r] goodput on r GPUs / goodput on 1, at the best batch size
+    std::vector<int> best_batch;  // [r] that batch size
+  };
+
+  // Goodput for 1 .. max replicas at the best batch size, packed onto the fewest nodes.
+  const SpeedupTable& speedup_table(const GoodputModel& model, const Cluster& cluster, TableKey key) {
+    if (&model != tables_model_ || &cluster != tables_cluster_) {
+      tables_.clear();
+      tables_model_ = &model;
+      tables_cluster_ = &cluster;
+    }
+    auto [it, inserted] = tables_.try_emplace(std::move(key));
+    if (!inserted) return it->second;
+    const TableKey& k = it->first;
+    SpeedupTable& table = it->second;
+    const PolluxApplication& a = *model.app(k.app);
+    const std::string& tname = cluster.gpu_types()[static_cast<std::size_t>(k.type)].name;
+    const int per_node = cluster.max_gpus_per_node(k.type);
+    table.speedup.assign(static_cast<std::size_t>(k.max_replicas) + 1, 0.0);
+    table.best_batch.assign(static_cast<std::size_t>(k.max_replicas) + 1, 0);
+    for (int r = 1; r <= k.max_replicas; ++r) {
+      double lo = std::max<double>(a.init_batch_size(), static_cast<double>(a.min_local_bsz()) * r);
+      double hi = a.max_batch_size();
+      if (k.fixed_batch > 0) lo = hi = k.fixed_batch;
+      if (lo > hi) break;
+      double best = 0.0;
+      int best_b = 0;
+      constexpr int kSamples = 50;
+      for (int s = 0; s < kSamples; ++s) {
+        double b = lo == hi ? lo : lo * std::pow(hi / lo, static_cast<double>(s) / (kSamples - 1));
+        int bi = static_cast<int>(std::lround(b));
+        double g = model.goodput(a, tname, packed_placement(r, per_node), bi, k.epoch);
+        if (g > best) {
+          best = g;
+          best_b = bi;
+        }
+      }
+      table.speedup[static_cast<std::size_t>(r)] = best;
+      table.best_batch[static_cast<std::size_t>(r)] = best_b;
+    }
+    double base = table.speedup[1];
+    for (double& v : table.speedup) v = base > 0 ? v / base : 0.0;
+    return table;
+  }
+
   double stickiness_;
+  std::map<TableKey, SpeedupTable> tables_;
+  const GoodputModel* tables_model_ = nullptr;  // the model and cluster the tables were made for
+  const Cluster* tables_cluster_ = nullptr;
 };
 
 }  // namespace

@@ -13,7 +13,12 @@
 //   x binary, sum_t x[i][t] <= 1, sum_i s_i x[i][t] <= G_t, x = 0 where T = 0.
 // lambda_n (> 1) makes an unallocated job cost more than any allocated one gains (Sia's default
 // 1.1; its sign rule is applied here from the sign of p). X is recomputed every round.
+// Determinism: branch-and-bound is bounded by a node limit, not by wall time (Sia gives its solver
+// a time limit, which makes answers depend on the machine); it starts from a greedy incumbent so
+// that a search stopped at the limit always has an answer. A wall-time safety net far above what
+// the node limit takes is counted and reported if it ever stops a search.
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "allocation_lp.hpp"
@@ -26,7 +31,8 @@ namespace {
 
 class Sia final : public AllocationPolicy {
  public:
-  Sia(double p, double lambda_n, double restart_penalty_s) : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s) {}
+  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s)
+      : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s), node_limit_(node_limit), time_limit_s_(time_limit_s) {}
   std::string name() const override { return "sia"; }
   bool every_round() const override { return true; }
 
@@ -83,23 +89,105 @@ class Sia final : public AllocationPolicy {
       for (std::size_t i = 0; i < n; ++i) col.push_back({var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
       lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
     }
+    lp.set_objective_step(objective_step(key, n, types));
+    lp.set_node_limit(node_limit_);
+    lp.set_time_limit_s(time_limit_s_);
+    lp.set_mip_start(greedy_start(view, key, var, lp.variables()));
     LpResult r = lp.solve();
     out.solver_s = r.solve_s;
     out.solves = 1;
-    if (!r.usable()) return solver_failure(view, name(), r, r.solve_s, 1);
+    out.node_limit_hits = r.node_limit_hit ? 1 : 0;
+    out.time_limit_hits = r.time_limit_hit ? 1 : 0;
+    if (!r.usable()) {
+      AllocationResult failed = solver_failure(view, name(), r, r.solve_s, 1);
+      failed.node_limit_hits = out.node_limit_hits;
+      failed.time_limit_hits = out.time_limit_hits;
+      return failed;
+    }
     out.x.assign(n, std::vector<double>(types, 0.0));
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
     previous_key_ = std::move(key);
     previous_x_ = out.x;
+    previous_type_.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t t = 0; t < types; ++t)
+        if (out.x[i][t] > 0.5) previous_type_[view.jobs[i].job] = static_cast<int>(t);
     out.x = sanitize_allocation(view, std::move(out.x));
     return out;
   }
 
  private:
+  // 0.01 when every objective coefficient is a whole number of cents (A has 2 decimals; so do
+  // lambda_n and the weights by default): the ILP's objective then moves in steps of 0.01, and a
+  // search whose incumbent is within 0.01 of its bound has proved optimality. Else 0 (no grid).
+  static double objective_step(const std::vector<double>& key, std::size_t n, std::size_t types) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ++k;  // scale factor
+      for (std::size_t t = 0; t < types; ++t, k += 2) {
+        const double cents = key[k + 1] * 100.0;
+        if (key[k] > 0.0 && std::abs(cents - std::round(cents)) > 1e-6) return 0.0;
+      }
+    }
+    return 0.01;
+  }
+
+  // A feasible first incumbent: the last solved round's answer for the jobs still here (where it
+  // still fits and still scores), then the other jobs in arrival order, each on its best-scoring
+  // type that still has room, if being placed improves the objective at all. The previous answer
+  // is usually close to the new optimum, so branch-and-bound prunes from the start.
+  std::vector<double> greedy_start(const AllocationView& view, const std::vector<double>& key,
+                                   const std::vector<std::vector<int>>& var, int variables) const {
+    std::vector<double> x(static_cast<std::size_t>(variables), 0.0);
+    std::vector<long long> free(view.gpus_per_type.begin(), view.gpus_per_type.end());
+    const std::size_t types = free.size();
+    const double sign = p_ < 0 ? -1.0 : 1.0;  // sign * coefficient: larger is better
+    const std::size_t stride = 1 + 2 * types;  // key entries per job
+    std::vector<char> placed(view.jobs.size(), 0);
+    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+      auto it = previous_type_.find(view.jobs[i].job);
+      if (it == previous_type_.end()) continue;
+      const auto t = static_cast<std::size_t>(it->second);
+      const std::size_t k = i * stride + 1 + 2 * t;
+      const long long need = view.jobs[i].scale_factor;
+      if (key[k] > 0.0 && free[t] >= need && sign * key[k + 1] > 0.0) {
+        free[t] -= need;
+        x[static_cast<std::size_t>(var[i][t])] = 1.0;
+        placed[i] = 1;
+      }
+    }
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+      ++k;  // scale factor
+      if (placed[i]) {
+        k += 2 * types;
+        continue;
+      }
+      const long long need = view.jobs[i].scale_factor;
+      int best = -1;
+      double best_gain = 0.0;
+      for (std::size_t t = 0; t < types; ++t, k += 2) {
+        double gain = sign * key[k + 1];
+        if (key[k] > 0.0 && free[t] >= need && gain > best_gain) {
+          best = static_cast<int>(t);
+          best_gain = gain;
+        }
+      }
+      if (best >= 0) {
+        free[static_cast<std::size_t>(best)] -= need;
+        x[static_cast<std::size_t>(var[i][static_cast<std::size_t>(best)])] = 1.0;
+      }
+    }
+    return x;
+  }
+
   double p_, lambda_n_, penalty_s_;
+  long long node_limit_;
+  double time_limit_s_;
   std::vector<double> previous_key_;  // the last solved ILP's numbers (see allocate)
   AllocationMatrix previous_x_;       // its rounded solution, before sanitising
+  std::map<JobIndex, int> previous_type_;  // its type per placed job (start point of the next ILP)
 };
 
 }  // namespace
@@ -110,7 +198,9 @@ void register_sia(PolicyRegistry& registry) {
                   "Sia (Jayaram Subramanya et al., SOSP'23)",
                   {{"p", "-0.5", "fairness exponent (non-zero); p < 0 favours fairness"},
                    {"lambda_n", "1.1", "penalty for leaving a job unallocated (> 1)"},
-                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"}},
+                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"},
+                   {"mip_node_limit", "1000", "branch-and-bound nodes per ILP (deterministic bound on the search)"},
+                   {"mip_time_limit_s", "60", "wall-time safety net per ILP; a hit is counted (solver_time_limits)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -120,7 +210,11 @@ void register_sia(PolicyRegistry& registry) {
     if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
     if (!(penalty >= 0.0 && penalty <= kMaxSimSeconds))
       throw InputError("", 0, "--param restart_penalty_s", fmt::format("must be in [0, {:.0e}] s, got {:g}", kMaxSimSeconds, penalty));
-    return std::make_unique<Sia>(p, lambda_n, penalty);
+    double nodes = param_double(params, "mip_node_limit"), time_limit = param_double(params, "mip_time_limit_s");
+    if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
+      throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");
+    if (!(time_limit > 0.0 && time_limit <= 1e6)) throw InputError("", 0, "--param mip_time_limit_s", "must be in (0, 1e6]");
+    return std::make_unique<Sia>(p, lambda_n, penalty, static_cast<long long>(nodes), time_limit);
   };
   registry.add(std::move(info));
 }

@@ -49,6 +49,8 @@ void add_solver_stats(RunSummary& s, const SolverStats& solver) {
   s.rounds = static_cast<long long>(solver.rounds);
   s.allocations = static_cast<long long>(solver.allocations);
   s.solver_failures = static_cast<long long>(solver.failures);
+  s.solver_node_limits = static_cast<long long>(solver.node_limits);
+  s.solver_time_limits = static_cast<long long>(solver.time_limits);
   s.solver_s_total = solver.solver_s_total;
   s.solver_s_max = solver.solver_s_max;
 }

@@ -125,6 +125,8 @@ void GavelMechanism::compute_allocation(double now) {
   solver_.solves += static_cast<std::uint64_t>(r.solves);
   solver_.solver_s_total += r.solver_s;
   solver_.solver_s_max = std::max(solver_.solver_s_max, r.solver_s);
+  solver_.node_limits += static_cast<std::uint64_t>(r.node_limit_hits);
+  solver_.time_limits += static_cast<std::uint64_t>(r.time_limit_hits);
   AllocationMatrix x;
   if (!r.ok || r.x.size() != view.jobs.size()) {
     ++solver_.failures;

@@ -47,6 +47,9 @@ struct RunSummary {
   long long rounds = 0;
   long long allocations = 0;       ///< allocation computations
   long long solver_failures = 0;   ///< computations that fell back to the isolated allocation
+  long long solver_node_limits = 0;  ///< MIP solves stopped at their node limit (deterministic)
+  /// MIP solves stopped at the wall-time safety net: when > 0 the run is not reproducible.
+  long long solver_time_limits = 0;
   double solver_s_total = 0.0;     ///< wall time in the LP/ILP solver
   double solver_s_max = 0.0;       ///< largest solver wall time of one computation
   /// Trace rows skipped on purpose (Workload::rows_skipped; not jobs, so not in jobs_read).

@@ -34,6 +34,18 @@ class ComputeProfile {
 /// Throws InputError as GavelThroughputTable::load does.
 std::unique_ptr<ComputeProfile> load_gavel_compute_profile(const std::string& path, const Cluster& cluster);
 
+/// One job type of a job-types profile.
+struct JobTypeProfileEntry {
+  double gradient_bytes = 0.0;      ///< bytes all-reduced per step
+  std::vector<double> step_time_s;  ///< [GpuTypeId] seconds per step on one GPU; 0 (or missing) = cannot run there
+};
+
+/// A compute profile from per-job-type entries (what load_job_types_profile reads, or entries
+/// given in code); `source` names it in messages. Job types not in `entries` have step time 0 and
+/// unknown gradient bytes.
+std::unique_ptr<ComputeProfile> make_job_types_profile(std::map<std::string, JobTypeProfileEntry> entries,
+                                                       std::string source);
+
 /// hetsim's job-types JSON (docs/models.md): {"job_types": {"<job type>": {"gradient_bytes": B,
 /// "step_time_s": {"<gpu type>": s, ...}}, ...}}. Strict: unknown keys, non-positive numbers and a
 /// missing field are InputErrors naming the key path.

@@ -44,6 +44,10 @@ struct AllocationResult {
   std::string failure;
   double solver_s = 0.0;  ///< wall time in the LP/ILP solver for this computation
   int solves = 0;         ///< LP/ILP solves made
+  /// Solves whose MIP search stopped at its node limit (deterministic; the best incumbent was used).
+  int node_limit_hits = 0;
+  /// Solves stopped by a wall-time safety net: the answer then depends on machine speed and load.
+  int time_limit_hits = 0;
 };
 
 /// An allocation policy. Implementations: one file per policy under src/policy/.

@@ -2,6 +2,8 @@
 /// A small linear / mixed-integer program builder that hides the solver (GLPK, libglpk-dev):
 /// policies state variables, linear constraints and a linear objective, then call solve().
 /// Infinite bounds are written as +-kInf. Solver wall time is measured and returned.
+/// MIPs are bounded by a node limit (deterministic: same problem, same answer on any machine) and,
+/// only as a safety net, by a wall-time limit whose hit is flagged in the result.
 /// The solver's problem and its last basis are kept between solve() calls: a re-solve after
 /// changing bounds or objective coefficients (bisection, two-phase objectives) or after adding
 /// variables and constraints starts from the previous basis instead of from scratch.
@@ -21,6 +23,11 @@ struct LpResult {
   double objective = 0.0;
   double solve_s = 0.0;    ///< wall time spent in the solver (build + solve)
   std::string message;     ///< solver's reason when not optimal
+  long long nodes = 0;     ///< branch-and-bound nodes created (MIPs only)
+  /// The MIP search stopped at the node limit (deterministic); `x` is the best incumbent found.
+  bool node_limit_hit = false;
+  /// The MIP search stopped at the wall-time safety net: `x` then depends on machine speed and load.
+  bool time_limit_hit = false;
   /// True when `x` holds a usable solution (optimal, or a feasible MIP incumbent at a time limit).
   bool usable() const { return status == Status::Optimal || status == Status::Feasible; }
 };
@@ -32,6 +39,8 @@ const char* to_string(LpResult::Status status);
 class LinearProgram {
  public:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
+  static constexpr long long kDefaultNodeLimit = 20000;  ///< MIP branch-and-bound nodes
+  static constexpr double kDefaultTimeLimitS = 300.0;    ///< MIP wall-time safety net
   enum class Sense { Minimize, Maximize };
   using Terms = std::vector<std::pair<int, double>>;  ///< (variable index, coefficient)
 
@@ -54,8 +63,25 @@ class LinearProgram {
   /// Changes a constraint's bounds (for bisection); same checks as add_constraint.
   void set_constraint_bounds(int row, double lower, double upper);
   void set_sense(Sense sense);
-  /// Wall-time limit for MIPs (seconds); a feasible incumbent at the limit is returned as Feasible.
-  void set_time_limit_s(double seconds) { time_limit_s_ = seconds; }
+  /// Deterministic bound on a MIP's branch-and-bound: the search stops as soon as more than
+  /// `nodes` (>= 1) subproblems have been created (the root is always solved); the best incumbent
+  /// then is returned as Feasible with node_limit_hit set. Throws std::invalid_argument for nodes < 1.
+  void set_node_limit(long long nodes);
+  /// Wall-time safety net for MIPs (seconds, > 0). It makes results depend on machine speed, so it
+  /// should be far above what the node limit takes; when it stops a search, time_limit_hit is set
+  /// and callers must report it. Throws std::invalid_argument for seconds <= 0 or NaN.
+  void set_time_limit_s(double seconds);
+  /// Declares that every feasible objective value of the MIP is a multiple of `step` (> 0; 0 = no
+  /// such grid, the default), e.g. integer variables with costs in cents. Branch-and-bound then
+  /// stops, with an optimal answer, as soon as its incumbent is less than one step from the best
+  /// bound. Throws std::invalid_argument for a negative or non-finite step. A wrong step can end
+  /// the search at a non-optimal incumbent.
+  void set_objective_step(double step);
+  /// A known integer-feasible point of the MIP (one value per variable), handed to branch-and-bound
+  /// as its first incumbent so that a search stopped by a limit always has an answer. Checked
+  /// against the bounds, the constraints and integrality at solve(); std::invalid_argument if it
+  /// violates any of them (by more than 1e-9) or has the wrong size. Cleared by an empty vector.
+  void set_mip_start(std::vector<double> x) { mip_start_ = std::move(x); }
   int variables() const { return static_cast<int>(lower_.size()); }
   int constraints() const { return static_cast<int>(row_lower_.size()); }
   /// Solves with GLPK (branch-and-cut when a variable is integer). The first solve runs the
@@ -72,13 +98,17 @@ class LinearProgram {
   };
   enum class Warm { None, Dual, Primal };  // how a solve starts: presolve from scratch, or from the last basis
   LpResult run_glpk(Solver& solver, bool mip, Warm warm) const;
+  void check_mip_start() const;  // std::invalid_argument when mip_start_ is not a feasible point
   Sense sense_;
   std::vector<double> lower_, upper_, cost_;
   std::vector<char> integer_;
   std::vector<double> row_lower_, row_upper_;
   std::vector<int> nz_row_, nz_col_;
   std::vector<double> nz_val_;
-  double time_limit_s_ = 10.0;
+  long long node_limit_ = kDefaultNodeLimit;
+  double time_limit_s_ = kDefaultTimeLimitS;
+  std::vector<double> mip_start_;
+  double objective_step_ = 0.0;
   std::unique_ptr<Solver, SolverDeleter> solver_;
   // What changed since the solver's problem was last synchronised.
   std::vector<int> changed_cols_, changed_rows_;

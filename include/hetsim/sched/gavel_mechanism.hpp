@@ -35,6 +35,8 @@ struct SolverStats {
   std::uint64_t allocations = 0;  ///< allocation computations
   std::uint64_t solves = 0;       ///< LP/ILP solves
   std::uint64_t failures = 0;     ///< computations that fell back to the isolated allocation
+  std::uint64_t node_limits = 0;  ///< solves stopped at a MIP node limit (deterministic)
+  std::uint64_t time_limits = 0;  ///< solves stopped at a wall-time safety net (not deterministic)
   double solver_s_total = 0.0;
   double solver_s_max = 0.0;      ///< largest solver time of one computation
 };
