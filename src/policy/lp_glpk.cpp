@@ -91,14 +91,25 @@ void mip_hook(glp_tree* tree, void* info) {
   }
 }
 
-// GLPK owns no global state we need, but it prints to the terminal by default.
-struct TermOff {
-  TermOff() { glp_term_out(GLP_OFF); }
+// GLPK keeps one environment per thread (Debian builds it with thread-local storage). Silence its
+// terminal output once per thread, and free the environment when the thread ends: the worker
+// threads of compare and sweep otherwise leak it (LeakSanitizer). Every problem is created and
+// deleted in the thread that solves it, so none outlives its environment.
+struct ThreadEnv {
+  ThreadEnv() { glp_term_out(GLP_OFF); }
+  ~ThreadEnv() { glp_free_env(); }
+  ThreadEnv(const ThreadEnv&) = delete;
+  ThreadEnv& operator=(const ThreadEnv&) = delete;
 };
+
+glp_prob* create_problem() {
+  thread_local const ThreadEnv env;
+  return glp_create_prob();
+}
 }  // namespace
 
 struct LinearProgram::Solver {
-  glp_prob* prob = glp_create_prob();
+  glp_prob* prob = create_problem();
   int cols = 0, rows = 0;       // variables / constraints already in `prob`
   std::size_t nonzeros = 0;     // matrix entries already in `prob` (entries are stored row by row)
   bool solved = false;          // a simplex ran on `prob`, so its statuses are a basis to start from
@@ -186,8 +197,6 @@ void LinearProgram::set_constraint_bounds(int row, double lower, double upper) {
 }
 
 LpResult LinearProgram::solve() {
-  static const TermOff term_off;  // constant after first use: silences GLPK's banner
-  (void)term_off;
   auto t0 = std::chrono::steady_clock::now();
   const int n = variables(), m = constraints();
   bool mip = false;
