@@ -51,6 +51,7 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
   jobs_.resize(n);
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
+  taken_in_round_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     jobs_[i].spec = &workload_.jobs[i];
     jobs_[i].index = static_cast<JobIndex>(i);
@@ -186,7 +187,7 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
     });
     queue.insert(queue.end(), per_type[t].begin(), per_type[t].end());
   }
-  std::vector<char> taken(jobs_.size(), 0);
+  std::vector<char>& taken = taken_in_round_;
   std::vector<std::vector<std::pair<JobIndex, int>>> chosen(types);
   for (const Entry& e : queue) {
     if (left[e.type] == 0 || taken[static_cast<std::size_t>(e.job)]) continue;
@@ -198,6 +199,8 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
     taken[static_cast<std::size_t>(e.job)] = 1;
     chosen[e.type].push_back({e.job, sf});
   }
+  for (const auto& list : chosen)
+    for (const auto& [j, sf] : list) taken[static_cast<std::size_t>(j)] = 0;
 
   // Which GPUs (Gavel's placement: keep last round's GPUs when possible, else walk the servers).
   std::map<JobIndex, std::vector<GpuId>> next;

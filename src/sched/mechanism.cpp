@@ -24,6 +24,7 @@ Mechanism::Mechanism(const Cluster& cluster, const Workload& workload, const Thr
       sinks_(std::move(sinks)),
       state_(cluster) {
   jobs_.resize(workload_.jobs.size());
+  allocated_in_pass_.assign(jobs_.size(), 0);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     jobs_[i].spec = &workload_.jobs[i];
     jobs_[i].index = static_cast<JobIndex>(i);
@@ -183,7 +184,7 @@ void Mechanism::apply(const Decision& decision) {
     }
     stop_job(jobs_[static_cast<std::size_t>(j)], "preempted", true);
   }
-  std::vector<char> seen(jobs_.size(), 0);
+  std::vector<char>& seen = allocated_in_pass_;
   std::vector<const AllocationRequest*> to_place;
   for (const AllocationRequest& req : decision.allocate) {
     if (!valid_job(req.job)) {
@@ -216,6 +217,8 @@ void Mechanism::apply(const Decision& decision) {
     }
     to_place.push_back(&req);
   }
+  for (const AllocationRequest& req : decision.allocate)
+    if (valid_job(req.job)) seen[static_cast<std::size_t>(req.job)] = 0;
   // Phase 2: place in the order the policy gave.
   for (const AllocationRequest* req : to_place) {
     JobRuntime& job = jobs_[static_cast<std::size_t>(req->job)];

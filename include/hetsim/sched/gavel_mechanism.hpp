@@ -110,6 +110,7 @@ class GavelMechanism {
   std::vector<JobRuntime> jobs_;
   std::vector<std::vector<double>> throughput_;  // [job][type], planning = progress rates
   std::vector<int> placement_changes_;
+  std::vector<char> taken_in_round_;  // per job, all 0 between rounds (cleared for the chosen jobs only)
   std::set<JobIndex> active_;
   std::map<JobIndex, std::vector<GpuId>> assignment_;  // last round's placements
   std::map<JobIndex, std::vector<double>> allocation_; // X by job

@@ -97,6 +97,9 @@ class Mechanism final : public EventHandler {
   Simulation sim_;
   ClusterState state_;
   std::vector<JobRuntime> jobs_;
+  // One flag per job, all 0 between passes: apply() sets and clears only the jobs it sees, so a
+  // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
+  std::vector<char> allocated_in_pass_;
   std::set<JobIndex> pending_;
   std::set<JobIndex> running_;
   std::size_t final_jobs_ = 0;     // completed + rejected
