@@ -244,3 +244,11 @@ TEST_CASE("cli: LP policies on worker threads exit cleanly (GLPK's per-thread en
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(out + "/compare.csv"));
 }
+
+TEST_CASE("cli: a submit time past the horizon is rejected with the value as written") {
+  auto trace = temp_file("horizon.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,10\nb,1e300,1,10\n");
+  auto r = run_cli("run -q --trace " + trace + " --out " + (temp_dir() / "horizon").string());
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.output, Catch::Contains("horizon.csv:3: field 'submit_s': submit time 1e+300 s is beyond the simulation "
+                                       "horizon of 1e+12 s"));
+}

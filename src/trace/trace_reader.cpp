@@ -119,6 +119,11 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names) {
     reject(names.submit, fmt::format("negative submit time ({} s); submit set to 0", submit_s));
     submit_s = 0.0;
   }
+  if (submit_s > kMaxSimSeconds) {
+    // Name the value as written: the clock saturates at the horizon, so admission would only see that.
+    reject(names.submit, fmt::format("submit time {:g} s is beyond the simulation horizon of {:.0e} s", submit_s,
+                                     kMaxSimSeconds));
+  }
   job.submit = SimTime::from_seconds(submit_s);
 }
 
