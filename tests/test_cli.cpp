@@ -85,7 +85,7 @@ TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overf
   auto trace = temp_file("far.csv", "job_id,submit_s,num_gpus,duration_s\na,5e12,1,5\nb,0,1,1e300\nc,0,1,10\n");
   r = run_cli("run -q --trace " + trace);
   CHECK(r.exit_code == 3);
-  CHECK_THAT(r.output, Catch::Contains("far.csv:2: job a arrives at 5e+12 s, beyond the simulation horizon"));
+  CHECK_THAT(r.output, Catch::Contains("far.csv:2: field 'submit_s': submit time 5e+12 s is beyond the simulation horizon"));
   CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b needs 1e+300 s"));
   expect_input_error("run -q --trace " + temp_dir().string(), "is a directory");
 }
