@@ -8,6 +8,7 @@
 #include "hetsim/trace/trace_reader.hpp"
 #include "hetsim/util/error.hpp"
 #include "test_support.hpp"
+#include "trace_support.hpp"
 
 using Catch::Contains;
 using hetsim::InputError;
@@ -16,14 +17,9 @@ using hetsim::SimTime;
 using hetsim::TraceFormat;
 using hetsim::Workload;
 using hetsim::WorkUnit;
+using hetsim::test::job_with_id;
 
 namespace {
-
-const JobSpec& job_with_id(const Workload& w, const std::string& id) {
-  auto it = std::find_if(w.jobs.begin(), w.jobs.end(), [&](const JobSpec& j) { return j.id == id; });
-  REQUIRE(it != w.jobs.end());
-  return *it;
-}
 
 bool has_note(const Workload& w, const std::string& part) {
   return std::any_of(w.notes.begin(), w.notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });

@@ -9,6 +9,7 @@
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
 #include "test_support.hpp"
+#include "trace_support.hpp"
 
 using Catch::Contains;
 using hetsim::InputError;
@@ -17,15 +18,9 @@ using hetsim::SimTime;
 using hetsim::TraceFormat;
 using hetsim::Workload;
 using hetsim::WorkUnit;
+using hetsim::test::job_with_id;
 
 namespace {
-
-const JobSpec& job_with_id(const Workload& w, const std::string& id) {
-  auto it =
-      std::find_if(w.jobs.begin(), w.jobs.end(), [&](const JobSpec& j) { return j.id == id; });
-  REQUIRE(it != w.jobs.end());
-  return *it;
-}
 
 bool sorted_by_submit(const Workload& w) {
   return std::is_sorted(w.jobs.begin(), w.jobs.end(),

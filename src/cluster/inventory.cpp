@@ -135,7 +135,16 @@ std::string_view first_line(std::string_view text, std::size_t& line_no) {
   throw InputError("", 0, "", "empty");
 }
 
-std::vector<InventoryNode> read_openb(const std::string& path, std::string_view text, Counts& counts) {
+// Column names of an inventory with a header line: the OpenB node list and the spot node_info.
+struct HeadedColumns {
+  const char* name;
+  const char* gpus;
+  const char* model;
+  const char* name_prefix;  // prepended to node names (the spot trace's are bare numbers)
+};
+
+std::vector<InventoryNode> read_headed(const std::string& path, std::string_view text, Counts& counts,
+                                       const HeadedColumns& cols) {
   std::size_t hl = 0;
   std::string_view header_line;
   try {
@@ -144,22 +153,26 @@ std::vector<InventoryNode> read_openb(const std::string& path, std::string_view 
     throw InputError(path, 0, "", "no header line");
   }
   const auto header = fields_of(header_line);
-  const std::size_t c_sn = column(header, "sn", path, hl), c_gpu = column(header, "gpu", path, hl),
-                    c_model = column(header, "model", path, hl);
+  const std::size_t c_name = column(header, cols.name, path, hl), c_gpus = column(header, cols.gpus, path, hl),
+                    c_model = column(header, cols.model, path, hl);
   std::vector<InventoryNode> nodes;
   for_each_row(path, text, header.size(), true, [&](const std::vector<std::string_view>& f, std::size_t line) {
-    const int gpus = gpu_count(f[c_gpu], path, line, "gpu");
+    const int gpus = gpu_count(f[c_gpus], path, line, cols.gpus);
     if (gpus == 0) {
       ++counts.cpu_only;
       return;
     }
     if (f[c_model].empty())
-      throw InputError(path, line, "model", fmt::format("empty GPU model on a node with {} GPUs", gpus));
-    if (f[c_sn].empty()) throw InputError(path, line, "sn", "empty node name");
-    check_model_name(f[c_model], path, line, "model");
-    nodes.push_back({std::string(f[c_sn]), to_lower(f[c_model]), gpus, line});
+      throw InputError(path, line, cols.model, fmt::format("empty GPU model on a node with {} GPUs", gpus));
+    if (f[c_name].empty()) throw InputError(path, line, cols.name, "empty node name");
+    check_model_name(f[c_model], path, line, cols.model);
+    nodes.push_back({cols.name_prefix + std::string(f[c_name]), to_lower(f[c_model]), gpus, line});
   });
   return nodes;
+}
+
+std::vector<InventoryNode> read_openb(const std::string& path, std::string_view text, Counts& counts) {
+  return read_headed(path, text, counts, {"sn", "gpu", "model", ""});
 }
 
 std::string pai_header_path(const std::string& path) {
@@ -211,31 +224,7 @@ std::vector<InventoryNode> read_pai(const std::string& path, std::string_view te
 }
 
 std::vector<InventoryNode> read_spot(const std::string& path, std::string_view text, Counts& counts) {
-  std::size_t hl = 0;
-  std::string_view header_line;
-  try {
-    header_line = first_line(text, hl);
-  } catch (const InputError&) {
-    throw InputError(path, 0, "", "no header line");
-  }
-  const auto header = fields_of(header_line);
-  const std::size_t c_model = column(header, "gpu_model", path, hl), c_gpus = column(header, "gpu_capacity_num", path, hl),
-                    c_name = column(header, "node_name", path, hl);
-  std::vector<InventoryNode> nodes;
-  for_each_row(path, text, header.size(), true, [&](const std::vector<std::string_view>& f, std::size_t line) {
-    const int gpus = gpu_count(f[c_gpus], path, line, "gpu_capacity_num");
-    if (gpus == 0) {
-      ++counts.cpu_only;
-      return;
-    }
-    if (f[c_model].empty())
-      throw InputError(path, line, "gpu_model", fmt::format("empty GPU model on a node with {} GPUs", gpus));
-    if (f[c_name].empty()) throw InputError(path, line, "node_name", "empty node name");
-    check_model_name(f[c_model], path, line, "gpu_model");
-    // Node names of this trace are bare numbers; a prefix keeps them readable in outputs.
-    nodes.push_back({"node-" + std::string(f[c_name]), to_lower(f[c_model]), gpus, line});
-  });
-  return nodes;
+  return read_headed(path, text, counts, {"node_name", "gpu_capacity_num", "gpu_model", "node-"});
 }
 
 const char* format_name(InventoryFormat format) {

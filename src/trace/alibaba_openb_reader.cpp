@@ -19,45 +19,33 @@ namespace hetsim {
 
 namespace {
 
-constexpr std::size_t absent = static_cast<std::size_t>(-1);
+using trace_detail::kAbsentColumn;
+using trace_detail::require_column;
 
 // One milli-GPU unit: gpu_milli = 1000 is a whole GPU.
 constexpr long long kWholeGpuMilli = 1000;
 
 struct Columns {
-  std::size_t name = absent, num_gpu = absent, gpu_milli = absent, gpu_spec = absent, pod_phase = absent,
-              creation = absent, deletion = absent, scheduled = absent;
+  // Positions in the header, kAbsentColumn when it lacks the column.
+  std::size_t name, num_gpu, gpu_milli, gpu_spec, pod_phase, creation, deletion, scheduled;
 };
 
 Columns find_columns(const std::vector<std::string_view>& header, const std::string& path, std::size_t line_no) {
-  Columns c;
-  std::set<std::string_view> seen;
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    const std::string_view h = trim(header[i]);
-    if (!seen.insert(h).second) throw InputError(path, line_no, std::string(h), "column named twice in the header");
-    if (h == "name") c.name = i;
-    if (h == "num_gpu") c.num_gpu = i;
-    if (h == "gpu_milli") c.gpu_milli = i;
-    if (h == "gpu_spec") c.gpu_spec = i;
-    if (h == "pod_phase") c.pod_phase = i;
-    if (h == "creation_time") c.creation = i;
-    if (h == "deletion_time") c.deletion = i;
-    if (h == "scheduled_time") c.scheduled = i;
-  }
-  for (auto [col, name] : {std::pair{c.name, "name"}, std::pair{c.num_gpu, "num_gpu"},
-                           std::pair{c.gpu_milli, "gpu_milli"}}) {
-    if (col == absent) throw InputError(path, line_no, name, "required column is missing from the header");
-  }
+  const auto at = trace_detail::header_columns(header, {"name", "num_gpu", "gpu_milli", "gpu_spec", "pod_phase",
+                                                        "creation_time", "deletion_time", "scheduled_time"},
+                                               path, line_no);
+  const Columns c{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7]};
+  require_column(c.name, "name", path, line_no);
+  require_column(c.num_gpu, "num_gpu", path, line_no);
+  require_column(c.gpu_milli, "gpu_milli", path, line_no);
   // The multigpu50 resample of the published trace has no times at all: it feeds a static
   // bin-packing experiment, so there is nothing to replay over time.
-  for (auto [col, name] : {std::pair{c.creation, "creation_time"}, std::pair{c.deletion, "deletion_time"},
-                           std::pair{c.scheduled, "scheduled_time"}}) {
-    if (col == absent)
-      throw InputError(path, line_no, name,
-                       "required column is missing from the header (a pod list without creation/deletion/"
-                       "scheduled times, like openb_pod_list_multigpu50.csv, has no arrivals or durations to "
-                       "simulate)");
-  }
+  constexpr std::string_view no_times =
+      "a pod list without creation/deletion/scheduled times, like openb_pod_list_multigpu50.csv, has no arrivals or "
+      "durations to simulate";
+  require_column(c.creation, "creation_time", path, line_no, no_times);
+  require_column(c.deletion, "deletion_time", path, line_no, no_times);
+  require_column(c.scheduled, "scheduled_time", path, line_no, no_times);
   return c;
 }
 
@@ -78,16 +66,9 @@ std::vector<std::string> parse_gpu_spec(std::string_view text) {
 Workload read_alibaba_openb_trace(const std::string& path, std::string_view text) {
   trace_detail::LineCursor cursor(text);
   std::vector<std::string_view> f;
-  std::size_t count = 0;
-  Columns c;
-  while (cursor.next()) {
-    if (trace_detail::is_blank(cursor.line())) continue;
-    trace_detail::split_into(cursor.line(), ',', f);
-    count = f.size();
-    c = find_columns(f, path, cursor.number());
-    break;
-  }
-  if (count == 0) throw InputError(path, 0, "", "no header line");
+  if (!trace_detail::read_header(cursor, ',', f)) throw InputError(path, 0, "", "no header line");
+  const std::size_t count = f.size();
+  const Columns c = find_columns(f, path, cursor.number());
 
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
@@ -135,8 +116,8 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     // (num_gpu whole GPUs in the unpublished case of a fraction on several).
     if (num_gpu > 0 && milli < kWholeGpuMilli) ++(num_gpu == 1 ? sharing : sharing_multi);
     if (!scheduled) ++unscheduled;
-    if (c.pod_phase != absent && trim(f[c.pod_phase]) == "Running") ++running;
-    if (c.gpu_spec != absent) {
+    if (c.pod_phase != kAbsentColumn && trim(f[c.pod_phase]) == "Running") ++running;
+    if (c.gpu_spec != kAbsentColumn) {
       job.allowed_gpu_types = parse_gpu_spec(f[c.gpu_spec]);
       if (!job.allowed_gpu_types.empty()) ++constrained;
     }

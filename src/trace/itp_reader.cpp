@@ -17,42 +17,30 @@ namespace hetsim {
 
 namespace {
 
-constexpr std::size_t absent = static_cast<std::size_t>(-1);
+using trace_detail::kAbsentColumn;
+using trace_detail::require_column;
 
 struct Columns {
-  std::size_t id = absent, submit = absent, duration = absent, gpus = absent, iterations = absent, model = absent,
-              deadline = absent, batch = absent;
+  // Positions in the header, kAbsentColumn when it lacks the column.
+  std::size_t id, submit, duration, gpus, iterations, model, deadline, batch;
 };
 
 Columns find_columns(const std::vector<std::string_view>& header, const std::string& path, std::size_t line_no,
                      bool iterations_as_work) {
-  Columns c;
-  std::set<std::string_view> seen;
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    const std::string_view h = trim(header[i]);
-    if (!seen.insert(h).second) throw InputError(path, line_no, std::string(h), "column named twice in the header");
-    if (h == "job_id") c.id = i;
-    if (h == "submission_time") c.submit = i;
-    if (h == "duration") c.duration = i;
-    if (h == "num_gpu") c.gpus = i;
-    if (h == "num_iteration") c.iterations = i;
-    if (h == "model_name") c.model = i;
-    if (h == "deadline") c.deadline = i;
-    if (h == "batch_size") c.batch = i;
-  }
-  for (auto [col, name] : {std::pair{c.id, "job_id"}, std::pair{c.submit, "submission_time"}, std::pair{c.gpus, "num_gpu"}}) {
-    if (col == absent) throw InputError(path, line_no, name, "required column is missing from the header");
-  }
-  if (!iterations_as_work && c.duration == absent)
-    throw InputError(path, line_no, "duration", "required column is missing from the header");
-  if (iterations_as_work) {
+  const auto at = trace_detail::header_columns(header, {"job_id", "submission_time", "duration", "num_gpu",
+                                                        "num_iteration", "model_name", "deadline", "batch_size"},
+                                               path, line_no);
+  const Columns c{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7]};
+  require_column(c.id, "job_id", path, line_no);
+  require_column(c.submit, "submission_time", path, line_no);
+  require_column(c.gpus, "num_gpu", path, line_no);
+  if (!iterations_as_work) {
+    require_column(c.duration, "duration", path, line_no);
+  } else {
     // Iterations only mean something with the model that runs them.
-    for (auto [col, name] : {std::pair{c.iterations, "num_iteration"}, std::pair{c.model, "model_name"}}) {
-      if (col == absent)
-        throw InputError(path, line_no, name,
-                         "required column is missing from the header (format itp-ef reads ElasticFlow's "
-                         "extended traces; use format itp for the raw ones)");
-    }
+    constexpr std::string_view why = "format itp-ef reads ElasticFlow's extended traces; use format itp for the raw ones";
+    require_column(c.iterations, "num_iteration", path, line_no, why);
+    require_column(c.model, "model_name", path, line_no, why);
   }
   return c;
 }
@@ -62,16 +50,9 @@ Columns find_columns(const std::vector<std::string_view>& header, const std::str
 Workload read_itp_trace(const std::string& path, std::string_view text, bool iterations_as_work) {
   trace_detail::LineCursor cursor(text);
   std::vector<std::string_view> f;
-  std::size_t count = 0;
-  Columns c;
-  while (cursor.next()) {
-    if (trace_detail::is_blank(cursor.line())) continue;
-    trace_detail::split_into(cursor.line(), ',', f);
-    count = f.size();
-    c = find_columns(f, path, cursor.number(), iterations_as_work);
-    break;
-  }
-  if (count == 0) throw InputError(path, 0, "", "no header line");
+  if (!trace_detail::read_header(cursor, ',', f)) throw InputError(path, 0, "", "no header line");
+  const std::size_t count = f.size();
+  const Columns c = find_columns(f, path, cursor.number(), iterations_as_work);
 
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> ids;
@@ -97,20 +78,20 @@ Workload read_itp_trace(const std::string& path, std::string_view text, bool ite
     job.max_gpus = job.requested_gpus;
     // Every present column is checked, used or not, so a damaged cell never passes unnoticed.
     double duration_s = 0.0, iterations = 0.0;
-    if (c.duration != absent) duration_s = parse_double(f[c.duration], SourcePos{path, ln, "duration"});
-    if (c.iterations != absent) {
+    if (c.duration != kAbsentColumn) duration_s = parse_double(f[c.duration], SourcePos{path, ln, "duration"});
+    if (c.iterations != kAbsentColumn) {
       const SourcePos pos{path, ln, "num_iteration"};
       iterations = static_cast<double>(parse_int(f[c.iterations], pos));
     }
-    if (c.model != absent) {
+    if (c.model != kAbsentColumn) {
       job.job_type = std::string(trim(f[c.model]));
       if (job.job_type.empty() && iterations_as_work) throw InputError(path, ln, "model_name", "empty model name");
     }
-    if (c.batch != absent) {
+    if (c.batch != kAbsentColumn) {
       const SourcePos pos{path, ln, "batch_size"};
       job.global_batch_size = trace_detail::to_int(parse_int(f[c.batch], pos), pos);
     }
-    if (c.deadline != absent) {
+    if (c.deadline != kAbsentColumn) {
       parse_double(f[c.deadline], SourcePos{path, ln, "deadline"});
       ++with_deadline;
     }
@@ -124,7 +105,7 @@ Workload read_itp_trace(const std::string& path, std::string_view text, bool ite
     trace_detail::check_job(job, submit_s,
                             {.work = iterations_as_work ? "num_iteration" : "duration", .gpus = "num_gpu",
                              .submit = "submission_time"});
-    if (c.batch != absent && job.global_batch_size <= 0 && job.invalid_reason.empty())
+    if (c.batch != kAbsentColumn && job.global_batch_size <= 0 && job.invalid_reason.empty())
       job.invalid_reason = trace_detail::describe(path, ln, "batch_size",
                                                   fmt::format("batch size must be positive (got {})", job.global_batch_size));
     jobs.push_back(std::move(job));

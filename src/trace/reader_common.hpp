@@ -67,6 +67,24 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names);
 std::string describe(const std::string& file, std::size_t line, std::string_view field,
                      std::string_view message);
 
+/// Moves `cursor` to the first non-blank line and splits it on `sep` into `header`; false when the
+/// text has no such line.
+bool read_header(LineCursor& cursor, char sep, std::vector<std::string_view>& header);
+
+/// Position of a column the header does not name.
+inline constexpr std::size_t kAbsentColumn = static_cast<std::size_t>(-1);
+
+/// Positions of `names` in a header row (kAbsentColumn for a name it lacks), in the order given.
+/// Throws InputError (path, line, column) when the header names a column twice.
+std::vector<std::size_t> header_columns(const std::vector<std::string_view>& header,
+                                        const std::vector<std::string_view>& names, const std::string& path,
+                                        std::size_t line_no);
+
+/// Throws InputError (path, line, `name`) "required column is missing from the header", followed
+/// by `why` when given, if `column` is kAbsentColumn.
+void require_column(std::size_t column, const char* name, const std::string& path, std::size_t line_no,
+                    std::string_view why = {});
+
 /// Stable-sorts jobs by submit time and fills in the workload's source and format.
 Workload finish_workload(std::vector<JobSpec> jobs, const std::string& path, TraceFormat format);
 

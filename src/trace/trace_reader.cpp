@@ -127,6 +127,37 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names) {
   job.submit = SimTime::from_seconds(submit_s);
 }
 
+bool read_header(LineCursor& cursor, char sep, std::vector<std::string_view>& header) {
+  while (cursor.next()) {
+    if (is_blank(cursor.line())) continue;
+    split_into(cursor.line(), sep, header);
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::size_t> header_columns(const std::vector<std::string_view>& header,
+                                        const std::vector<std::string_view>& names, const std::string& path,
+                                        std::size_t line_no) {
+  std::vector<std::size_t> at(names.size(), kAbsentColumn);
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string_view h = trim(header[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      if (trim(header[j]) == h) throw InputError(path, line_no, std::string(h), "column named twice in the header");
+    for (std::size_t n = 0; n < names.size(); ++n)
+      if (h == names[n]) at[n] = i;
+  }
+  return at;
+}
+
+void require_column(std::size_t column, const char* name, const std::string& path, std::size_t line_no,
+                    std::string_view why) {
+  if (column != kAbsentColumn) return;
+  throw InputError(path, line_no, name,
+                   why.empty() ? std::string("required column is missing from the header")
+                               : fmt::format("required column is missing from the header ({})", why));
+}
+
 Workload finish_workload(std::vector<JobSpec> jobs, const std::string& path, TraceFormat format) {
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit < b.submit; });
