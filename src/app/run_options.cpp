@@ -92,7 +92,8 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                                         "Seconds without progress at every start, resume, move or resize of a job")
                             ->capture_default_str();
   cmd->add_option("--interval", opts.spec.mechanism.interval_s,
-                  "Round length in seconds; 0 = run the policy at every arrival and completion")
+                  "Round length in seconds; 0 = run the policy at every arrival and completion (event mechanism) "
+                  "or Gavel's 360 s rounds (gavel mechanism)")
       ->capture_default_str();
   cmd->add_flag("--schedule-on-arrival", opts.spec.mechanism.schedule_on_arrival,
                 "In round mode, also run the policy when a job arrives");
