@@ -73,14 +73,8 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
   std::size_t cpu_only = 0, sharing = 0, sharing_multi = 0, unscheduled = 0, running = 0, constrained = 0;
-  while (cursor.next()) {
-    const std::string_view line = cursor.line();
-    if (trace_detail::is_blank(line)) continue;
+  while (trace_detail::next_csv_row(cursor, f, count, path)) {
     const std::size_t ln = cursor.number();
-    trace_detail::split_into(line, ',', f);
-    if (f.size() != count)
-      throw InputError(path, ln, "",
-                       fmt::format("expected {} comma-separated fields as in the header, got {}", count, f.size()));
     const std::string_view name = trim(f[c.name]);
     if (name.empty()) throw InputError(path, ln, "name", "empty pod name");
     if (!names.emplace(name).second) throw InputError(path, ln, "name", fmt::format("duplicate pod name '{}'", name));

@@ -57,14 +57,8 @@ Workload read_itp_trace(const std::string& path, std::string_view text, bool ite
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> ids;
   std::size_t with_deadline = 0;
-  while (cursor.next()) {
-    const std::string_view line = cursor.line();
-    if (trace_detail::is_blank(line)) continue;
+  while (trace_detail::next_csv_row(cursor, f, count, path)) {
     const std::size_t ln = cursor.number();
-    trace_detail::split_into(line, ',', f);
-    if (f.size() != count)
-      throw InputError(path, ln, "",
-                       fmt::format("expected {} comma-separated fields as in the header, got {}", count, f.size()));
     JobSpec job;
     job.id = std::string(trim(f[c.id]));
     if (job.id.empty()) throw InputError(path, ln, "job_id", "empty job id");

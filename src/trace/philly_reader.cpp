@@ -19,8 +19,6 @@ namespace {
 
 using trace_detail::LineCursor;
 
-constexpr std::size_t absent = static_cast<std::size_t>(-1);
-
 /// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. Counts in 400-year eras
 /// starting each March 1st, so the leap day falls at the end of a year and needs no special case.
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -78,33 +76,15 @@ std::int64_t parse_timestamp(std::string_view raw, const std::string& path, std:
 Workload read_philly_trace(const std::string& path, std::string_view text) {
   LineCursor cursor(text);
   std::vector<std::string_view> fields;
-  std::size_t count = 0;
-  std::size_t timestamp_col = absent;
-  std::size_t duration_col = absent;
-  std::size_t gpus_col = absent;
-
   // Header: columns are found by name, so a copy with reordered or extra columns still reads;
   // gpu_time and cluster are not needed (gpu_time is duration * num_gpus).
-  while (cursor.next()) {
-    if (trace_detail::is_blank(cursor.line())) continue;
-    trace_detail::split_into(cursor.line(), ',', fields);
-    count = fields.size();
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      std::string_view name = trim(fields[i]);
-      if (name == "timestamp") timestamp_col = i;
-      if (name == "duration") duration_col = i;
-      if (name == "num_gpus") gpus_col = i;
-    }
-    for (auto [col, name] :
-         {std::pair{timestamp_col, "timestamp"}, std::pair{duration_col, "duration"},
-          std::pair{gpus_col, "num_gpus"}}) {
-      if (col == absent) {
-        throw InputError(path, cursor.number(), name, "required column is missing from the header");
-      }
-    }
-    break;
-  }
-  if (count == 0) throw InputError(path, 0, "", "no header line");
+  if (!trace_detail::read_header(cursor, ',', fields)) throw InputError(path, 0, "", "no header line");
+  const std::size_t count = fields.size();
+  const auto at = trace_detail::header_columns(fields, {"timestamp", "duration", "num_gpus"}, path, cursor.number());
+  const std::size_t timestamp_col = at[0], duration_col = at[1], gpus_col = at[2];
+  trace_detail::require_column(timestamp_col, "timestamp", path, cursor.number());
+  trace_detail::require_column(duration_col, "duration", path, cursor.number());
+  trace_detail::require_column(gpus_col, "num_gpus", path, cursor.number());
 
   std::vector<JobSpec> jobs;
   // Rows of the published file average 42 bytes; reserving for rows of 40 avoids moving 80k
@@ -113,16 +93,8 @@ Workload read_philly_trace(const std::string& path, std::string_view text) {
   std::vector<std::int64_t> wall_s;  // absolute wall-clock seconds, parallel to `jobs`
   wall_s.reserve(jobs.capacity());
 
-  while (cursor.next()) {
-    std::string_view line = cursor.line();
-    if (trace_detail::is_blank(line)) continue;
+  while (trace_detail::next_csv_row(cursor, fields, count, path)) {
     const std::size_t line_no = cursor.number();
-    trace_detail::split_into(line, ',', fields);
-    if (fields.size() != count) {
-      throw InputError(path, line_no, "",
-                       fmt::format("expected {} comma-separated fields as in the header, got {}",
-                                   count, fields.size()));
-    }
     JobSpec job;
     job.id = fmt::format("philly-{}", line_no);
     job.source_file = path;

@@ -71,6 +71,11 @@ std::string describe(const std::string& file, std::size_t line, std::string_view
 /// text has no such line.
 bool read_header(LineCursor& cursor, char sep, std::vector<std::string_view>& header);
 
+/// Moves `cursor` to the next non-blank line and splits it on ',' into `fields`; false at the end.
+/// Throws InputError (path, line) when the row does not have `count` fields, as its header.
+bool next_csv_row(LineCursor& cursor, std::vector<std::string_view>& fields, std::size_t count,
+                  const std::string& path);
+
 /// Position of a column the header does not name.
 inline constexpr std::size_t kAbsentColumn = static_cast<std::size_t>(-1);
 

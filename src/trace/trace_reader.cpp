@@ -136,6 +136,19 @@ bool read_header(LineCursor& cursor, char sep, std::vector<std::string_view>& he
   return false;
 }
 
+bool next_csv_row(LineCursor& cursor, std::vector<std::string_view>& fields, std::size_t count,
+                  const std::string& path) {
+  while (cursor.next()) {
+    if (is_blank(cursor.line())) continue;
+    split_into(cursor.line(), ',', fields);
+    if (fields.size() != count)
+      throw InputError(path, cursor.number(), "",
+                       fmt::format("expected {} comma-separated fields as in the header, got {}", count, fields.size()));
+    return true;
+  }
+  return false;
+}
+
 std::vector<std::size_t> header_columns(const std::vector<std::string_view>& header,
                                         const std::vector<std::string_view>& names, const std::string& path,
                                         std::size_t line_no) {
