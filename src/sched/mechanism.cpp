@@ -25,6 +25,7 @@ Mechanism::Mechanism(const Cluster& cluster, const Workload& workload, const Thr
       state_(cluster) {
   jobs_.resize(workload_.jobs.size());
   allocated_in_pass_.assign(jobs_.size(), 0);
+  changed_flag_.assign(jobs_.size(), 0);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     jobs_[i].spec = &workload_.jobs[i];
     jobs_[i].index = static_cast<JobIndex>(i);
@@ -94,6 +95,7 @@ void Mechanism::on_arrival(JobIndex j) {
   }
   job.status = JobStatus::Pending;
   pending_.insert(j);
+  mark_changed(j);
   if (config_.interval_s <= 0.0) {
     request_pass();
   } else {
@@ -162,9 +164,18 @@ void Mechanism::request_pass() {
 void Mechanism::run_policy() {
   ++stats_.scheduling_passes;
   const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
-  SchedulerContext ctx(sim_.now(), state_, planning, jobs_, pending_, running_);
+  SchedulerContext ctx(sim_.now(), state_, planning, jobs_, pending_, running_, changed_);
   Decision decision = policy_.schedule(ctx);
+  // The policy has seen these; what apply() changes now is reported at the next pass.
+  for (JobIndex j : changed_) changed_flag_[static_cast<std::size_t>(j)] = 0;
+  changed_.clear();
   apply(decision);
+}
+
+void Mechanism::mark_changed(JobIndex j) {
+  if (changed_flag_[static_cast<std::size_t>(j)]) return;
+  changed_flag_[static_cast<std::size_t>(j)] = 1;
+  changed_.push_back(j);
 }
 
 void Mechanism::refuse(const std::string& why) {
@@ -333,6 +344,7 @@ void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
   job.status = JobStatus::Running;
   pending_.erase(job.index);
   running_.insert(job.index);
+  mark_changed(job.index);
   schedule_completion(job);
   emit(JobEventKind::Started, job, job.gpus, {}, restart, overhead_s);
 }
@@ -349,6 +361,7 @@ void Mechanism::stop_job(JobRuntime& job, std::string_view reason, bool preempti
   job.status = JobStatus::Pending;
   running_.erase(job.index);
   pending_.insert(job.index);
+  mark_changed(job.index);
 }
 
 void Mechanism::finish_job(JobRuntime& job) {
@@ -358,6 +371,7 @@ void Mechanism::finish_job(JobRuntime& job) {
   job.status = JobStatus::Completed;
   ++job.generation;
   running_.erase(job.index);
+  mark_changed(job.index);
   ++final_jobs_;
   emit(JobEventKind::Completed, job, job.gpus);
   job.gpus.clear();

@@ -44,8 +44,9 @@ class SchedulerContext {
  public:
   SchedulerContext(SimTime now, const ClusterState& state, const ThroughputModel& model,
                    const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
-                   const std::set<JobIndex>& running)
-      : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running) {}
+                   const std::set<JobIndex>& running, std::span<const JobIndex> changed = {})
+      : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running),
+        changed_(changed) {}
 
   /// Current simulated time.
   SimTime now() const { return now_; }
@@ -58,6 +59,11 @@ class SchedulerContext {
   const std::set<JobIndex>& pending() const { return *pending_; }
   /// Jobs holding GPUs, in arrival order.
   const std::set<JobIndex>& running() const { return *running_; }
+  /// Jobs whose status changed since this policy's previous pass (admitted, started, stopped,
+  /// completed, ended), each once, in the order of their first change. A policy that keeps its own
+  /// ordered structures updates them from this list instead of walking every active job, so its
+  /// pass costs what changed, not the backlog. Progress of running jobs is not a change.
+  std::span<const JobIndex> changed() const { return changed_; }
   /// State of any job.
   const JobRuntime& job(JobIndex j) const { return (*jobs_)[static_cast<std::size_t>(j)]; }
   /// Remaining work of a job brought up to now (without changing it).
@@ -75,6 +81,7 @@ class SchedulerContext {
   const std::vector<JobRuntime>* jobs_;
   const std::set<JobIndex>* pending_;
   const std::set<JobIndex>* running_;
+  std::span<const JobIndex> changed_;
 };
 
 /// Declared parameter of a policy, printed by `hetsim list policies`.

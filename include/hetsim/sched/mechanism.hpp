@@ -82,6 +82,7 @@ class Mechanism final : public EventHandler {
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
   void finish_job(JobRuntime& job);
   void refuse(const std::string& why);
+  void mark_changed(JobIndex j);
   void emit(JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus, std::string_view reason = {},
             bool restart = false, double restart_s = 0.0);
   bool all_done() const;
@@ -100,6 +101,10 @@ class Mechanism final : public EventHandler {
   // One flag per job, all 0 between passes: apply() sets and clears only the jobs it sees, so a
   // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
   std::vector<char> allocated_in_pass_;
+  // Jobs whose status changed since the last pass (SchedulerContext::changed), with a flag per job
+  // so each is listed once.
+  std::vector<JobIndex> changed_;
+  std::vector<char> changed_flag_;
   std::set<JobIndex> pending_;
   std::set<JobIndex> running_;
   std::size_t final_jobs_ = 0;     // completed + rejected
