@@ -32,7 +32,7 @@ class GrowPolicy final : public SchedulingPolicy {
  public:
   double done_at_switch = -1.0;
   std::string name() const override { return "grow"; }
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     Decision d;
     if (ctx.pending().empty() && ctx.running().empty()) return d;
     int n = ctx.now().seconds() < 50.0 ? 1 : 4;

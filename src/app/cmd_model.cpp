@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "hetsim/util/stats.hpp"
 #include "hetsim/metrics/summary.hpp"
 #include "hetsim/perf/fit_check.hpp"
 #include "hetsim/util/error.hpp"

@@ -99,7 +99,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
       if (!e.gpus.empty() && restart_len_s_[i] > 0.0) r.restart_s += std::min(held, restart_len_s_[i]);
       restart_len_s_[i] = 0.0;
-      if (e.kind == JobEventKind::Stopped && e.reason == "preempted") ++r.preemptions;
+      if (e.stop_reason == StopReason::Preempted) ++r.preemptions;
       if (e.kind == JobEventKind::Completed) {
         if (arrived_[i]) --active_;
         r.finish_s = now;

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "hetsim/metrics/summary.hpp"
+#include "hetsim/util/stats.hpp"
 #include "hetsim/perf/pollux_fit.hpp"
 
 namespace hetsim {

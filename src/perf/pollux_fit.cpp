@@ -12,7 +12,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "hetsim/metrics/summary.hpp"
+#include "hetsim/util/stats.hpp"
 
 namespace hetsim {
 namespace {

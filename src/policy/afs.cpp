@@ -29,7 +29,7 @@ class AfsPolicy final : public SchedulingPolicy {
   std::string name() const override { return "afs"; }
   std::optional<double> round_s() const override { return round_s_; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const Cluster& cluster = ctx.cluster();
     const auto ntypes = cluster.gpu_types().size();
     int largest = 0;

@@ -4,7 +4,7 @@
 
 namespace hetsim {
 
-double SchedulerContext::remaining_work(JobIndex j) const {
+double PolicyView::remaining_work(JobIndex j) const {
   const JobRuntime& job = this->job(j);
   if (job.status != JobStatus::Running) return job.remaining_work;
   SimTime from = std::max(job.updated, job.resume_at);
@@ -12,7 +12,7 @@ double SchedulerContext::remaining_work(JobIndex j) const {
   return std::max(0.0, job.remaining_work - job.rate * (now_ - from).seconds());
 }
 
-double SchedulerContext::work_done(JobIndex j) const {
+double PolicyView::work_done(JobIndex j) const {
   const JobRuntime& job = this->job(j);
   if (job.status != JobStatus::Running) return job.work_done;
   SimTime from = std::max(job.updated, job.resume_at);
@@ -21,7 +21,7 @@ double SchedulerContext::work_done(JobIndex j) const {
                         (now_ - from).seconds());
 }
 
-double SchedulerContext::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {
+double PolicyView::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {
   AllocationShape shape{type, count, count <= cluster().max_gpus_per_node(type)};
   return model_->rate(job, shape);
 }

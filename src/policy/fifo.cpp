@@ -18,7 +18,7 @@ class FifoPolicy final : public SchedulingPolicy {
   explicit FifoPolicy(TypeChoice choice) : choice_(choice) {}
   std::string name() const override { return "fifo"; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     Decision d;
     std::vector<int> free(ctx.cluster().gpu_types().size());
     for (std::size_t t = 0; t < free.size(); ++t) free[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));

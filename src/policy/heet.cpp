@@ -23,7 +23,7 @@ class HeetPolicy final : public SchedulingPolicy {
   std::string name() const override { return "heet"; }
   std::optional<double> round_s() const override { return round_s_; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const Cluster& cluster = ctx.cluster();
     std::vector<HeetHost> hosts;
     int largest = 0;

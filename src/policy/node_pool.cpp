@@ -16,7 +16,7 @@ void NodePool::release(std::span<const GpuId> gpus) {
   }
 }
 
-std::vector<char> NodePool::keep_or_release(const SchedulerContext& ctx, std::span<const JobIndex> jobs,
+std::vector<char> NodePool::keep_or_release(const PolicyView& ctx, std::span<const JobIndex> jobs,
                                             std::span<const GpuTypeId> types, std::span<const int> replicas,
                                             std::vector<JobIndex>& preempt) {
   std::vector<char> keep(jobs.size(), 0);

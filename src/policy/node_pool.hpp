@@ -21,7 +21,7 @@ class NodePool {
   /// whose planned count replicas[i] and type types[i] equal what it holds keeps its GPUs; every
   /// other running job gives its GPUs back to the pool and, when replicas[i] is 0, is appended to
   /// `preempt`. Returns per row 1 = kept (always 0 for jobs not running). The spans are parallel.
-  std::vector<char> keep_or_release(const SchedulerContext& ctx, std::span<const JobIndex> jobs,
+  std::vector<char> keep_or_release(const PolicyView& ctx, std::span<const JobIndex> jobs,
                                     std::span<const GpuTypeId> types, std::span<const int> replicas,
                                     std::vector<JobIndex>& preempt);
   /// Free GPUs of a type over all nodes.

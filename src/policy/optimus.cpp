@@ -28,7 +28,7 @@ class OptimusPolicy final : public SchedulingPolicy {
  public:
   std::string name() const override { return "optimus"; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());
     if (!model) throw InputError("", 0, "--policy", "optimus needs a Pollux/Sia workload (--workload): it plans with the goodput model");
     const Cluster& cluster = ctx.cluster();

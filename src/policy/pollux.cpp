@@ -34,7 +34,7 @@ class PolluxPolicy final : public SchedulingPolicy {
   explicit PolluxPolicy(double stickiness) : stickiness_(stickiness) {}
   std::string name() const override { return "pollux"; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());
     if (!model) throw InputError("", 0, "--policy", "pollux needs a Pollux/Sia workload (--workload): it plans with the goodput model");
     const Cluster& cluster = ctx.cluster();

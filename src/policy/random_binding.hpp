@@ -17,7 +17,7 @@ class RandomTypeBinding {
   explicit RandomTypeBinding(std::uint64_t seed) : seed_(seed) {}
 
   /// The GPU type job `j` is bound to (drawn on first call).
-  GpuTypeId type_of(const SchedulerContext& ctx, JobIndex j, int gpus) {
+  GpuTypeId type_of(const PolicyView& ctx, JobIndex j, int gpus) {
     auto it = bound_.find(j);
     if (it != bound_.end()) return it->second;
     std::vector<GpuTypeId> ok;

@@ -21,7 +21,7 @@ class SrsfPolicy final : public SchedulingPolicy {
   std::string name() const override { return "srsf"; }
   std::optional<double> round_s() const override { return round_s_; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const Cluster& cluster = ctx.cluster();
     const auto ntypes = cluster.gpu_types().size();
     std::vector<std::vector<std::pair<double, JobIndex>>> queue(ntypes);

@@ -16,7 +16,7 @@ class SrtfPolicy final : public SchedulingPolicy {
  public:
   std::string name() const override { return "srtf"; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const auto ntypes = ctx.cluster().gpu_types().size();
     struct Candidate {
       double remaining_s;

@@ -31,7 +31,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
   TiresiasPolicy(double threshold_gpu_s, double starvation) : threshold_gpu_s_(threshold_gpu_s), starvation_(starvation) {}
   std::string name() const override { return "tiresias"; }
 
-  Decision schedule(const SchedulerContext& ctx) override {
+  Decision schedule(const PolicyView& ctx) override {
     const auto now = static_cast<long long>(std::floor(ctx.now().seconds()));
     std::vector<JobIndex> active(ctx.pending().begin(), ctx.pending().end());
     active.insert(active.end(), ctx.running().begin(), ctx.running().end());

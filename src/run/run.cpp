@@ -76,35 +76,48 @@ void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry) {
     registry.make(spec.policy, spec.params, spec.seed);
 }
 
-RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
-                   SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
-                   RunInfo info, std::span<JobEventSink* const> extra_sinks) {
+namespace {
+
+// What simulate() and simulate_gavel() share: the recorder with the ideal runtimes, the caller's
+// sinks, and the output assembled from the recorder. `run_mechanism(sinks, out)` builds and runs
+// the mechanism and returns its counters.
+template <class RunMechanism>
+RunOutput run_recorded(const Cluster& cluster, const Workload& workload, const ThroughputModel& model, RunInfo info,
+                       std::span<JobEventSink* const> extra_sinks, RunMechanism&& run_mechanism) {
   RunRecorder recorder(cluster, workload.jobs.size());
   recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
-  Mechanism mechanism(cluster, workload, model, policy, placement, config, with_extra_sinks(cluster, recorder, extra_sinks));
   RunOutput out;
-  out.stats = mechanism.run();
+  out.stats = run_mechanism(with_extra_sinks(cluster, recorder, extra_sinks), out);
   out.summary = summarize(recorder, cluster);
   out.records = recorder.records();
   out.info = std::move(info);
-  out.info.mechanism = config.interval_s > 0 ? "rounds" : "event";
   return out;
+}
+
+}  // namespace
+
+RunOutput simulate(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                   SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
+                   RunInfo info, std::span<JobEventSink* const> extra_sinks) {
+  info.mechanism = config.interval_s > 0 ? "rounds" : "event";
+  return run_recorded(cluster, workload, model, std::move(info), extra_sinks,
+                      [&](std::vector<JobEventSink*> sinks, RunOutput&) {
+                        return Mechanism(cluster, workload, model, policy, placement, config, std::move(sinks)).run();
+                      });
 }
 
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                          AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
                          std::span<JobEventSink* const> extra_sinks) {
-  RunRecorder recorder(cluster, workload.jobs.size());
-  recorder.set_ideal_runtimes(ideal_runtimes(cluster, workload, model));
-  GavelMechanism mechanism(cluster, workload, model, policy, config, with_extra_sinks(cluster, recorder, extra_sinks));
-  RunOutput out;
-  out.stats = mechanism.run();
-  out.solver = mechanism.solver();
-  out.summary = summarize(recorder, cluster);
+  info.mechanism = "gavel";
+  RunOutput out = run_recorded(cluster, workload, model, std::move(info), extra_sinks,
+                               [&](std::vector<JobEventSink*> sinks, RunOutput& o) {
+                                 GavelMechanism mechanism(cluster, workload, model, policy, config, std::move(sinks));
+                                 MechanismStats stats = mechanism.run();
+                                 o.solver = mechanism.solver();
+                                 return stats;
+                               });
   add_solver_stats(out.summary, out.solver);
-  out.records = recorder.records();
-  out.info = std::move(info);
-  out.info.mechanism = "gavel";
   return out;
 }
 
@@ -190,6 +203,37 @@ RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
   if (std::any_of(in.workload.jobs.begin(), in.workload.jobs.end(), constrained))
     in.model = std::make_unique<TypeConstrainedModel>(std::move(in.model), cluster);
   return in;
+}
+
+// The round mechanism's settings from a spec (Gavel's 360 s rounds unless --interval says otherwise).
+GavelConfig gavel_config_of(const RunSpec& spec) {
+  GavelConfig config;
+  config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
+  config.restart_overhead_s = spec.mechanism.restart_overhead_s;
+  config.until_s = spec.mechanism.until_s;
+  config.seed = spec.seed;
+  return config;
+}
+
+// Heet's collaborative-filtering predictor as the planning model (--profiling cf): sets the
+// mechanism's planning model and profiling time, and adds its one-line summary to `notes`.
+std::unique_ptr<CfThroughputModel> make_cf_planner(const RunSpec& spec, const Cluster& cluster, MechanismConfig& mech,
+                                                   std::vector<std::string>& notes) {
+  CfModelOptions cfo;
+  cfo.profiled_fraction = spec.profiled_fraction;
+  cfo.completion.auto_select = true;
+  cfo.seed = spec.seed;
+  auto planning = std::make_unique<CfThroughputModel>(load_profile_tensor(spec.throughputs), cluster, cfo);
+  const int runs = spec.profiling_runs >= 0 ? spec.profiling_runs : planning->max_profiling_runs();
+  mech.profiling_s = runs * spec.profiling_run_s;
+  mech.planning_model = planning.get();
+  notes.push_back(fmt::format("cf: {:.0f}% profiled, {} cells predicted ({} absent from the profile), median "
+                              "error {:.1f}% on predicted measured cells, profiling {} x {:.0f} s per job",
+                              100.0 * spec.profiled_fraction, planning->predicted_cells().size(),
+                              planning->missing_predicted().size(), planning->median_error_pct(), runs,
+                              spec.profiling_run_s));
+  for (const std::string& w : planning->warnings()) notes.push_back("cf: " + w);
+  return planning;
 }
 
 }  // namespace
@@ -369,11 +413,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     return with_notes(simulate(cluster, workload, model, *policy, *placement, config, std::move(info), extra_sinks));
   }
   if (gavel) {
-    GavelConfig config;
-    config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
-    config.restart_overhead_s = spec.mechanism.restart_overhead_s;
-    config.until_s = spec.mechanism.until_s;
-    config.seed = spec.seed;
+    const GavelConfig config = gavel_config_of(spec);
     check_round_count(workload, config.round_s, config.until_s, false);
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
@@ -381,24 +421,9 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
   check_round_count(workload, mech.interval_s, mech.until_s, true);
-  std::unique_ptr<CfThroughputModel> planning;
   std::vector<std::string> notes;
-  if (spec.profiling == "cf") {
-    CfModelOptions cfo;
-    cfo.profiled_fraction = spec.profiled_fraction;
-    cfo.completion.auto_select = true;
-    cfo.seed = spec.seed;
-    planning = std::make_unique<CfThroughputModel>(load_profile_tensor(spec.throughputs), cluster, cfo);
-    const int runs = spec.profiling_runs >= 0 ? spec.profiling_runs : planning->max_profiling_runs();
-    mech.profiling_s = runs * spec.profiling_run_s;
-    mech.planning_model = planning.get();
-    notes.push_back(fmt::format("cf: {:.0f}% profiled, {} cells predicted ({} absent from the profile), median "
-                                "error {:.1f}% on predicted measured cells, profiling {} x {:.0f} s per job",
-                                100.0 * spec.profiled_fraction, planning->predicted_cells().size(),
-                                planning->missing_predicted().size(), planning->median_error_pct(), runs,
-                                spec.profiling_run_s));
-    for (const std::string& w : planning->warnings()) notes.push_back("cf: " + w);
-  }
+  std::unique_ptr<CfThroughputModel> planning = spec.profiling == "cf" ? make_cf_planner(spec, cluster, mech, notes)
+                                                                      : nullptr;
   RunOutput out = simulate(cluster, workload, model, *policy, *placement, mech, std::move(info), extra_sinks);
   out.model_notes = std::move(notes);
   return with_notes(std::move(out));

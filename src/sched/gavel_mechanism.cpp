@@ -19,8 +19,13 @@
 //  - Placement as Gavel: per type, jobs by scale factor descending; a job keeps last round's GPUs
 //    when none was taken yet; others get GPUs walking servers in order. Progress rates are the
 //    consolidated table rates whatever the placement (Gavel's simulator does the same).
-//  - Restart overhead (hetsim addition, 0 by default): charged at the start of every round in
-//    which a job's placement changed; no progress during it.
+//  - Restart overhead (hetsim addition, 0 by default; the job's own value, else the run's): charged
+//    by the JobTable when a job starts on new GPUs, the same as under the event mechanism; no
+//    progress until it is paid, which may take several rounds.
+//  - Time is the engine's: every event (arrival, start, completion, round end) is at an integer
+//    microsecond, so rounds do not drift at large offsets and JCTs are exact. Gavel's priorities,
+//    though, compare run times that Gavel sums in doubles, and its ties depend on that rounding:
+//    the priority accounting repeats Gavel's double sums (gavel_s_), never the event times.
 //  - Gavel's accounting of a job's run time for priorities uses finish - previous round end, which
 //    after an idle gap includes the gap; hetsim keeps that so priorities match.
 #include "hetsim/sched/gavel_mechanism.hpp"
@@ -29,12 +34,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "hetsim/sched/admission.hpp"
-
 namespace hetsim {
-namespace {
-constexpr std::size_t kMaxWarnings = 20;
-}
 
 GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                                AllocationPolicy& policy, GavelConfig config, std::vector<JobEventSink*> sinks)
@@ -43,71 +43,212 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
       model_(model),
       policy_(policy),
       config_(config),
-      sinks_(std::move(sinks)),
-      state_(cluster),
+      table_(cluster, workload, model, LifecycleConfig{config.restart_overhead_s, 0.0}, std::move(sinks)),
       priorities_(cluster.gpu_types().size(), config.round_s),
       shuffler_(config.seed + 5) {
   const std::size_t n = workload_.jobs.size(), types = cluster_.gpu_types().size();
-  jobs_.resize(n);
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
   taken_in_round_.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    jobs_[i].spec = &workload_.jobs[i];
-    jobs_[i].index = static_cast<JobIndex>(i);
-    jobs_[i].remaining_work = workload_.jobs[i].work;
-  }
 }
 
-void GavelMechanism::emit(double time_s, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
-                          std::string_view reason, bool restart) {
-  JobEvent e{SimTime::from_seconds(time_s), kind, job.index, job.spec, gpus, reason, restart,
-             restart ? config_.restart_overhead_s : 0.0};
-  for (JobEventSink* sink : sinks_) sink->on_event(e);
+MechanismStats GavelMechanism::run() {
+  // Arrivals are fed from the sorted workload one at a time (each schedules the next).
+  if (!workload_.jobs.empty()) sim_.schedule(workload_.jobs.front().submit, EventClass::Arrival, 0);
+  if (config_.until_s) sim_.schedule(SimTime::from_seconds(*config_.until_s), EventClass::End);
+  sim_.run(*this);
+  table_.stats().events = solver_.rounds;
+  table_.end_run(sim_.now());
+  return table_.stats();
 }
 
-void GavelMechanism::admit(JobIndex j) {
-  JobRuntime& job = jobs_[static_cast<std::size_t>(j)];
-  const double submit_s = job.spec->submit.seconds();
-  if (auto reason = admission_error(*job.spec, cluster_, model_)) {
-    job.status = JobStatus::Rejected;
-    job.reason = *reason;
-    // Point the user at the trace row, as the event mechanism does.
-    const JobSpec& spec = *job.spec;
-    std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
-    if (!spec.source_file.empty() && job.reason.rfind(where, 0) != 0) job.reason = where + job.reason;
-    ++final_jobs_;
-    emit(submit_s, JobEventKind::Rejected, job, {}, job.reason);
-    return;
+void GavelMechanism::handle(const Event& event) {
+  switch (event.cls) {
+    case EventClass::Arrival: on_arrival(event.target); break;
+    case EventClass::Completion: on_completion(event.target, event.tag); break;
+    case EventClass::RoundTick: on_round_tick(); break;
+    case EventClass::End: {
+      EndOfRun end{StopReason::Horizon, "not finished at the --until horizon", "not finished at the --until horizon"};
+      table_.end_unfinished(sim_.now(), end, [](JobRuntime&) {});  // a cut round's steps are not counted
+      sim_.stop();
+      return;
+    }
+    case EventClass::SchedulePass: break;
   }
-  emit(submit_s, JobEventKind::Arrived, job, {});
-  if (job.remaining_work <= 0.0) {
-    job.status = JobStatus::Completed;
-    ++final_jobs_;
-    emit(submit_s, JobEventKind::Completed, job, {});
-    return;
-  }
-  const int sf = job.spec->requested_gpus;
+  // The run ends with the round in which the last job finished (Gavel's loop ends there too).
+  if (table_.all_final() && !tick_pending_) sim_.stop();
+}
+
+void GavelMechanism::on_arrival(JobIndex j) {
+  const auto next = static_cast<std::size_t>(j) + 1;
+  if (next < workload_.jobs.size())
+    sim_.schedule(workload_.jobs[next].submit, EventClass::Arrival, static_cast<std::int64_t>(next));
+  arrived_upto_ = next;
+  if (table_.arrive(j, sim_.now()) != Admission::Pending) return;
+  const JobSpec& spec = *table_.job(j).spec;
+  const int sf = spec.requested_gpus;
   for (std::size_t t = 0; t < throughput_[0].size(); ++t) {
     auto type = static_cast<GpuTypeId>(t);
     if (cluster_.gpus_of_type(type) < sf) continue;
     throughput_[static_cast<std::size_t>(j)][t] =
-        model_.rate(*job.spec, AllocationShape{type, sf, sf <= cluster_.max_gpus_per_node(type)});
+        model_.rate(spec, AllocationShape{type, sf, sf <= cluster_.max_gpus_per_node(type)});
   }
-  job.status = JobStatus::Pending;
-  active_.insert(j);
-  priorities_.add_job(j);
+  // A job arriving during a round joins at its end; into an idle cluster it starts a round now
+  // (after every arrival of this instant: RoundTick runs after Arrival).
+  request_round();
 }
 
-void GavelMechanism::compute_allocation(double now) {
+void GavelMechanism::request_round() {
+  if (tick_pending_) return;
+  tick_pending_ = true;
+  sim_.schedule(sim_.now(), EventClass::RoundTick);
+}
+
+void GavelMechanism::on_completion(JobIndex j, std::uint64_t generation) {
+  const JobRuntime& job = table_.job(j);
+  if (job.status != JobStatus::Running || job.generation != generation) return;
+  // The JCT ends here; its GPUs stay idle until the round ends (they are only reassigned then).
+  table_.finish(j, sim_.now());
+}
+
+void GavelMechanism::on_round_tick() {
+  tick_pending_ = false;
+  end_round();
+  join_arrivals();
+  if (active_.empty()) return;  // idle until the next arrival
+  start_round();
+}
+
+// Round end: account the steps of every job that ran (Gavel's order: as dispatched), drop the
+// finished ones from the priorities.
+void GavelMechanism::end_round() {
+  if (joined_upto_ == workload_.jobs.size() && dispatched_.empty())
+    last_reset_s_ = 0.0;  // Gavel forces a reset when idle at the end
+  for (const Dispatch& d : dispatched_) {
+    JobRuntime& job = table_.job(d.job);
+    job.remaining_work = std::max(0.0, job.remaining_work - d.steps);
+    job.work_done = job.spec->work - job.remaining_work;
+    priorities_.record_run(d.job, d.type, d.gavel_finish_s - gavel_round_start_s_);
+    if (job.status == JobStatus::Completed) {
+      active_.erase(d.job);
+      priorities_.remove_job(d.job);
+      need_update_ = true;
+    }
+  }
+  dispatched_.clear();
+}
+
+void GavelMechanism::join_arrivals() {
+  for (; joined_upto_ < arrived_upto_; ++joined_upto_) {
+    const auto j = static_cast<JobIndex>(joined_upto_);
+    if (table_.job(j).status != JobStatus::Pending) continue;  // rejected or done at arrival
+    active_.insert(j);
+    priorities_.add_job(j);
+    need_update_ = true;
+  }
+}
+
+void GavelMechanism::start_round() {
+  // Gavel's arithmetic for its priorities (see gavel_s_ in the header): at a round end its time is
+  // the double sum it computed; after an idle gap, the arrival's time.
+  gavel_s_ = round_end_ && sim_.now() == *round_end_ ? gavel_round_end_s_ : sim_.now().seconds();
+  const double now_s = gavel_s_;
+  // Allocation (Gavel's _update_priorities).
+  const bool due = now_s - last_reset_s_ >= config_.min_reset_interval_s || last_reset_s_ == 0.0;
+  if (need_update_ && due) {
+    priorities_.reset(now_s - last_reset_s_, allocation_);
+    last_reset_s_ = now_s;
+    compute_allocation();
+    need_update_ = false;
+  } else if (policy_.every_round()) {
+    compute_allocation();
+  }
+  ++solver_.rounds;
+  ++table_.stats().scheduling_passes;
+  const std::vector<std::size_t> order = type_order();
+  std::map<JobIndex, std::vector<GpuId>> previous;
+  for (JobIndex j : table_.running()) previous.emplace(j, table_.job(j).gpus);
+  const auto next = gavel_place_round(cluster_, order, choose_jobs(order), previous, allocation_);
+  apply_placements(next);
+  for (const auto& entry : next) dispatch(entry.first);
+  table_.clear_changed();
+  if (!dispatched_.empty()) {
+    // The round now running ends when its last job does. Gavel accounts a job's run time from the
+    // end of the previous round (after an idle gap that includes the gap).
+    SimTime latest = dispatched_.front().finish;
+    double latest_s = dispatched_.front().gavel_finish_s;
+    for (const Dispatch& d : dispatched_) {
+      latest = std::max(latest, d.finish);
+      latest_s = std::max(latest_s, d.gavel_finish_s);
+    }
+    if (round_end_) gavel_round_start_s_ = gavel_round_end_s_;
+    round_end_ = latest;
+    gavel_round_end_s_ = latest_s;
+    tick_pending_ = true;
+    sim_.schedule(latest, EventClass::RoundTick);
+    forced_ = false;
+  } else if (joined_upto_ == workload_.jobs.size()) {
+    // Nothing can run and nothing will arrive: Gavel would spin here. Force one recomputation;
+    // if that does not help either, the remaining jobs are reported unfinished (never hang).
+    if (forced_) {
+      const std::string why = "no GPU type could be given to it: the policy left it without GPUs";
+      table_.end_unfinished(sim_.now(), EndOfRun{StopReason::RunEnded, why, why}, [](JobRuntime&) {});
+      sim_.stop();
+      return;
+    }
+    forced_ = true;
+    need_update_ = true;
+    last_reset_s_ = 0.0;
+    request_round();
+  }
+}
+
+// Stops jobs that lose or change their GPUs, then starts the new placements.
+void GavelMechanism::apply_placements(const std::map<JobIndex, std::vector<GpuId>>& next) {
+  const std::vector<JobIndex> running(table_.running().begin(), table_.running().end());
+  for (JobIndex j : running) {
+    auto nx = next.find(j);
+    if (nx != next.end() && nx->second == table_.job(j).gpus) continue;
+    table_.stop(j, sim_.now(), nx != next.end() ? StopReason::Moved : StopReason::Preempted);
+  }
+  for (const auto& [j, gpus] : next) {
+    if (table_.job(j).status == JobStatus::Running) continue;
+    const auto t = static_cast<std::size_t>(cluster_.type_of(gpus.front()));
+    ++placement_changes_[static_cast<std::size_t>(j)];
+    table_.start(j, gpus, throughput_[static_cast<std::size_t>(j)][t], sim_.now());
+  }
+}
+
+// Gavel's step arithmetic: whole steps at the job's rate in what is left of the round after any
+// restart overhead still to pay, at most what remains; a job finishing in the round gets a
+// completion event at its own finish time.
+void GavelMechanism::dispatch(JobIndex j) {
+  JobRuntime& job = table_.job(j);
+  const SimTime now = sim_.now();
+  const auto t = static_cast<std::size_t>(job.gpu_type);
+  const double rate = throughput_[static_cast<std::size_t>(j)][t];
+  const double overhead_s = job.resume_at > now ? std::min((job.resume_at - now).seconds(), config_.round_s) : 0.0;
+  double steps = std::floor(rate * (config_.round_s - overhead_s));
+  if (steps < 1.0) steps = rate * (config_.round_s - overhead_s);  // very slow jobs: fractional progress
+  steps = std::min(steps, job.remaining_work);
+  const SimTime finish = now + SimTime::from_seconds(overhead_s + steps / rate);
+  dispatched_.push_back({j, t, steps, finish, gavel_s_ + overhead_s + steps / rate});
+  if (steps >= job.remaining_work) sim_.schedule(finish, EventClass::Completion, j, job.generation);
+}
+
+void GavelMechanism::compute_allocation() {
+  const SimTime now = sim_.now();
+  const PolicyView base(now, table_.state(), model_, table_.jobs(), table_.pending(), table_.running(),
+                        table_.changed());
   AllocationView view;
-  view.now = SimTime::from_seconds(now);
+  view.now = now;
+  view.base = &base;
   for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t) {
     view.type_names.push_back(cluster_.gpu_types()[t].name);
     view.gpus_per_type.push_back(cluster_.gpus_of_type(static_cast<GpuTypeId>(t)));
   }
   for (JobIndex j : active_) {
-    const JobRuntime& job = jobs_[static_cast<std::size_t>(j)];
+    const JobRuntime& job = table_.job(j);
     AllocationJob a;
     a.job = j;
     a.spec = job.spec;
@@ -115,9 +256,8 @@ void GavelMechanism::compute_allocation(double now) {
     a.priority_weight = job.spec->priority_weight;
     a.throughput = throughput_[static_cast<std::size_t>(j)];
     a.remaining_work = job.remaining_work;
-    a.age_s = now - job.spec->submit.seconds();
-    auto it = assignment_.find(j);
-    a.current_type = it == assignment_.end() ? -1 : static_cast<int>(cluster_.type_of(it->second.front()));
+    a.age_s = gavel_s_ - job.spec->submit.seconds();
+    a.current_type = job.status == JobStatus::Running ? static_cast<int>(job.gpu_type) : -1;
     a.placement_changes = placement_changes_[static_cast<std::size_t>(j)];
     view.jobs.push_back(std::move(a));
   }
@@ -131,12 +271,10 @@ void GavelMechanism::compute_allocation(double now) {
   AllocationMatrix x;
   if (!r.ok || r.x.size() != view.jobs.size()) {
     ++solver_.failures;
-    ++stats_.refused_requests;
-    if (stats_.warnings.size() < kMaxWarnings)
-      stats_.warnings.push_back(fmt::format("t={:.6f}s round {}: policy '{}': {}; using the isolated (equal-share) "
-                                            "fallback allocation",
-                                            now, solver_.rounds, policy_.name(),
-                                            r.ok ? "allocation has the wrong number of rows" : r.failure));
+    table_.refuse(fmt::format("t={:.6f}s round {}: policy '{}': {}; using the isolated (equal-share) fallback "
+                              "allocation",
+                              now.seconds(), solver_.rounds, policy_.name(),
+                              r.ok ? "allocation has the wrong number of rows" : r.failure));
     x = isolated_allocation(view);
   } else {
     x = sanitize_allocation(view, std::move(r.x), false);
@@ -155,10 +293,10 @@ std::vector<std::size_t> GavelMechanism::type_order() {
   return order;
 }
 
-std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
-  const std::vector<std::size_t> order = type_order();
+// Which jobs run on which type (Gavel's _schedule_jobs_on_workers_helper): per type in `order`,
+// jobs by (priority, deficit, x) descending; each job on the first type where it fits.
+std::vector<RoundChoice> GavelMechanism::choose_jobs(const std::vector<std::size_t>& order) {
   const std::size_t types = cluster_.gpu_types().size();
-  // Which jobs run on which type (Gavel's _schedule_jobs_on_workers_helper).
   std::vector<int> left(types);
   for (std::size_t t = 0; t < types; ++t) left[t] = cluster_.gpus_of_type(static_cast<GpuTypeId>(t));
   struct Entry {
@@ -166,7 +304,7 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
     std::size_t type;
     double priority, deficit, x;
   };
-  // One pass over the jobs fills every type's list (jobs in Gavel's dict order, as before).
+  // One pass over the jobs fills every type's list (jobs in Gavel's dict order).
   const std::vector<JobIndex>& jobs = priorities_.order();
   std::vector<std::vector<Entry>> per_type(types);
   for (auto& list : per_type) list.reserve(jobs.size());
@@ -188,12 +326,12 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
     queue.insert(queue.end(), per_type[t].begin(), per_type[t].end());
   }
   std::vector<char>& taken = taken_in_round_;
-  std::vector<std::vector<std::pair<JobIndex, int>>> chosen(types);
+  std::vector<RoundChoice> chosen(types);
   for (const Entry& e : queue) {
     if (left[e.type] == 0 || taken[static_cast<std::size_t>(e.job)]) continue;
     if (!(throughput_[static_cast<std::size_t>(e.job)][e.type] > 0.0)) continue;  // never where it cannot run
     if (policy_.skip_zero_priority() && e.priority <= 0.0) continue;
-    int sf = jobs_[static_cast<std::size_t>(e.job)].spec->requested_gpus;
+    int sf = table_.job(e.job).spec->requested_gpus;
     if (sf > left[e.type]) continue;
     left[e.type] -= sf;
     taken[static_cast<std::size_t>(e.job)] = 1;
@@ -201,209 +339,7 @@ std::map<JobIndex, std::vector<GpuId>> GavelMechanism::choose_and_place() {
   }
   for (const auto& list : chosen)
     for (const auto& [j, sf] : list) taken[static_cast<std::size_t>(j)] = 0;
-
-  // Which GPUs (Gavel's placement: keep last round's GPUs when possible, else walk the servers).
-  std::map<JobIndex, std::vector<GpuId>> next;
-  for (std::size_t t : order) {
-    auto& list = chosen[t];
-    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    std::vector<std::vector<GpuId>> servers;
-    for (const Node& node : cluster_.nodes()) {
-      if (static_cast<std::size_t>(node.gpu_type) != t) continue;
-      std::vector<GpuId> gpus;
-      for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) gpus.push_back(g);
-      servers.push_back(std::move(gpus));
-    }
-    std::vector<std::size_t> front(servers.size(), 0);
-    std::vector<char> assigned(static_cast<std::size_t>(cluster_.total_gpus()), 0);
-    std::size_t ptr = 0;
-    std::vector<int> sizes;
-    for (const auto& [j, sf] : list)
-      if (std::find(sizes.begin(), sizes.end(), sf) == sizes.end()) sizes.push_back(sf);
-    for (int size : sizes) {
-      for (const auto& [j, sf] : list) {
-        if (sf != size) continue;
-        auto prev = assignment_.find(j);
-        if (prev == assignment_.end() || static_cast<std::size_t>(cluster_.type_of(prev->second.front())) != t) continue;
-        bool free = std::none_of(prev->second.begin(), prev->second.end(),
-                                 [&](GpuId g) { return assigned[static_cast<std::size_t>(g)] != 0; });
-        if (!free) continue;
-        next[j] = prev->second;
-        for (GpuId g : prev->second) assigned[static_cast<std::size_t>(g)] = 1;
-      }
-      for (const auto& [j, sf] : list) {
-        if (sf != size || !allocation_.count(j)) continue;
-        std::vector<GpuId>& gpus = next[j];
-        while (static_cast<int>(gpus.size()) < sf && ptr < servers.size()) {
-          if (front[ptr] >= servers[ptr].size()) {
-            ++ptr;
-            continue;
-          }
-          GpuId g = servers[ptr][front[ptr]++];
-          if (!assigned[static_cast<std::size_t>(g)]) {
-            gpus.push_back(g);
-            assigned[static_cast<std::size_t>(g)] = 1;
-          }
-        }
-        if (static_cast<int>(gpus.size()) != sf) next.erase(j);  // cannot happen when counts fit; never half-place
-      }
-    }
-  }
-  return next;
-}
-
-void GavelMechanism::finish(JobIndex j, double time_s) {
-  JobRuntime& job = jobs_[static_cast<std::size_t>(j)];
-  job.remaining_work = 0.0;
-  job.status = JobStatus::Completed;
-  ++final_jobs_;
-  auto it = assignment_.find(j);
-  std::vector<GpuId> gpus = it == assignment_.end() ? std::vector<GpuId>{} : it->second;
-  if (!gpus.empty()) state_.release(j, gpus);
-  if (it != assignment_.end()) assignment_.erase(it);
-  emit(time_s, JobEventKind::Completed, job, gpus);
-  job.gpus.clear();
-  job.gpu_type = -1;
-  active_.erase(j);
-  priorities_.remove_job(j);
-}
-
-void GavelMechanism::end_unfinished(double time_s, const std::string& reason) {
-  for (JobRuntime& job : jobs_) {
-    if (job.status == JobStatus::Completed || job.status == JobStatus::Rejected) continue;
-    if (auto it = assignment_.find(job.index); it != assignment_.end()) {
-      emit(time_s, JobEventKind::Stopped, job, it->second, "horizon");
-      state_.release(job.index, it->second);
-      assignment_.erase(it);
-    }
-    std::string why = job.status == JobStatus::NotArrived ? "arrives after the --until horizon" : reason;
-    job.status = JobStatus::Unfinished;
-    job.reason = why;
-    emit(time_s, JobEventKind::Unfinished, job, {}, job.reason);
-  }
-}
-
-MechanismStats GavelMechanism::run() {
-  const std::size_t n = jobs_.size();
-  std::size_t next_arrival = 0;
-  now_ = n > 0 ? workload_.jobs[0].submit.seconds() : 0.0;
-  double round_start = 0.0;
-  std::optional<double> round_end;
-  double last_reset = 0.0;
-  bool need_update = false, forced = false;
-  std::vector<Dispatch> running;
-
-  while (final_jobs_ < n) {
-    const bool arrivals_left = next_arrival < n;
-    if (!arrivals_left && running.empty()) last_reset = 0.0;  // Gavel forces a reset when idle at the end
-    if (!running.empty()) {
-      double latest = 0.0;
-      for (const Dispatch& d : running) latest = std::max(latest, d.finish_s);
-      if (round_end) round_start = *round_end;
-      round_end = latest;
-      now_ = latest;
-    } else if (arrivals_left) {
-      now_ = std::max(now_, workload_.jobs[next_arrival].submit.seconds());
-    }
-    if (config_.until_s && now_ > *config_.until_s) {
-      const double until = *config_.until_s;
-      for (const Dispatch& d : running) {
-        JobRuntime& job = jobs_[static_cast<std::size_t>(d.job)];
-        if (d.finish_s <= until && job.remaining_work - d.steps <= 0.0) finish(d.job, d.finish_s);
-      }
-      end_unfinished(until, "not finished at the --until horizon");
-      now_ = until;
-      break;
-    }
-    // Round end: account the steps of every job that ran, complete the finished ones.
-    for (const Dispatch& d : running) {
-      JobRuntime& job = jobs_[static_cast<std::size_t>(d.job)];
-      job.remaining_work = std::max(0.0, job.remaining_work - d.steps);
-      priorities_.record_run(d.job, d.type, d.finish_s - round_start);
-      if (job.remaining_work <= 0.0) {
-        finish(d.job, d.finish_s);
-        need_update = true;
-      }
-    }
-    running.clear();
-    while (next_arrival < n && workload_.jobs[next_arrival].submit.seconds() <= now_) {
-      JobIndex j = static_cast<JobIndex>(next_arrival++);
-      admit(j);
-      if (jobs_[static_cast<std::size_t>(j)].status == JobStatus::Pending) need_update = true;
-    }
-    if (active_.empty()) continue;
-
-    // Allocation (Gavel's _update_priorities).
-    const bool due = now_ - last_reset >= config_.min_reset_interval_s || last_reset == 0.0;
-    if (need_update && due) {
-      priorities_.reset(now_ - last_reset, allocation_);
-      last_reset = now_;
-      compute_allocation(now_);
-      need_update = false;
-    } else if (policy_.every_round()) {
-      compute_allocation(now_);
-    }
-    ++solver_.rounds;
-    ++stats_.scheduling_passes;
-
-    std::map<JobIndex, std::vector<GpuId>> next = choose_and_place();
-    // Stop jobs that lose or change their GPUs, then start the new placements.
-    for (auto it = assignment_.begin(); it != assignment_.end();) {
-      auto nx = next.find(it->first);
-      if (nx != next.end() && nx->second == it->second) {
-        ++it;
-        continue;
-      }
-      JobRuntime& job = jobs_[static_cast<std::size_t>(it->first)];
-      bool moved = nx != next.end();
-      emit(now_, JobEventKind::Stopped, job, it->second, moved ? "moved" : "preempted");
-      if (!moved) ++job.preemptions;
-      state_.release(it->first, it->second);
-      job.gpus.clear();
-      job.gpu_type = -1;
-      job.status = JobStatus::Pending;
-      it = assignment_.erase(it);
-    }
-    for (const auto& [j, gpus] : next) {
-      JobRuntime& job = jobs_[static_cast<std::size_t>(j)];
-      const bool fresh = !assignment_.count(j);
-      const std::size_t t = static_cast<std::size_t>(cluster_.type_of(gpus.front()));
-      const bool restart = fresh && config_.restart_overhead_s > 0.0;
-      if (fresh) {
-        state_.assign(j, gpus);
-        assignment_[j] = gpus;
-        job.gpus = gpus;
-        job.gpu_type = static_cast<GpuTypeId>(t);
-        job.status = JobStatus::Running;
-        ++placement_changes_[static_cast<std::size_t>(j)];
-        if (restart) ++job.restarts;
-        emit(now_, JobEventKind::Started, job, gpus, {}, restart);
-      }
-      const double rate = throughput_[static_cast<std::size_t>(j)][t];
-      const double overhead = restart ? std::min(config_.restart_overhead_s, config_.round_s) : 0.0;
-      double steps = std::floor(rate * (config_.round_s - overhead));
-      if (steps < 1.0) steps = rate * (config_.round_s - overhead);  // very slow jobs: fractional progress
-      steps = std::min(steps, job.remaining_work);
-      running.push_back({j, t, steps, now_ + overhead + steps / rate});
-    }
-    if (running.empty() && next_arrival >= n) {
-      // Nothing can run and nothing will arrive: Gavel would spin here. Force one recomputation;
-      // if that does not help either, the remaining jobs are reported unfinished (never hang).
-      if (forced) {
-        end_unfinished(now_, "no GPU type could be given to it: the policy left it without GPUs");
-        break;
-      }
-      forced = true;
-      need_update = true;
-      last_reset = 0.0;
-    } else if (!running.empty()) {
-      forced = false;
-    }
-  }
-  stats_.end = SimTime::from_seconds(now_);
-  stats_.events = solver_.rounds;
-  for (JobEventSink* sink : sinks_) sink->on_run_end(stats_.end);
-  return stats_;
+  return chosen;
 }
 
 }  // namespace hetsim

@@ -20,6 +20,20 @@ enum class JobEventKind : std::uint8_t {
   Unfinished,  ///< still pending or running when the run ended (`reason`)
 };
 
+/// Why a job lost its GPUs (JobEvent::stop_reason of a Stopped event). Only Preempted counts as a
+/// preemption; the others are moves, resizes and the end of the run.
+enum class StopReason : std::uint8_t {
+  None,       ///< not a Stopped event
+  Preempted,  ///< the policy took all its GPUs; it waits again
+  Moved,      ///< it restarts at once on other GPUs
+  Resized,    ///< it restarts at once on another number of GPUs of the same type
+  Horizon,    ///< the --until horizon ended the run
+  RunEnded,   ///< no event was left while it ran (it would finish beyond the simulation horizon)
+};
+
+/// Lower-case name, as written in timelines and reasons ("preempted", "moved", ...).
+const char* to_string(StopReason reason);
+
 /// One event. `gpus` and `reason` are views valid only during the callback.
 struct JobEvent {
   SimTime time;
@@ -28,6 +42,7 @@ struct JobEvent {
   const JobSpec* spec = nullptr;
   std::span<const GpuId> gpus;
   std::string_view reason;
+  StopReason stop_reason = StopReason::None;  ///< Stopped: why (reason holds the same as text)
   bool restart = false;  ///< Started: the restart overhead is paid before progress resumes
   double restart_s = 0.0;  ///< Started: length of that restart overhead (s)
 };

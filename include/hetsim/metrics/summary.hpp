@@ -59,9 +59,6 @@ struct RunSummary {
   std::vector<std::string> input_notes;
 };
 
-/// Linear-interpolation percentile (q in [0,100]) of unsorted values; 0 for an empty set.
-double percentile(std::vector<double> values, double q);
-
 /// Computes the summary from the recorder of a finished run.
 RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster);
 

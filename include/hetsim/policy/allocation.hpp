@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hetsim/engine/sim_time.hpp"
+#include "hetsim/policy/policy.hpp"
 #include "hetsim/workload/job.hpp"
 
 namespace hetsim {
@@ -28,6 +29,9 @@ struct AllocationJob {
 /// Read-only input of one allocation computation. `jobs` are in arrival order.
 struct AllocationView {
   SimTime now;
+  /// The same read-only view event policies get (every job's state, free GPUs, the model), for
+  /// allocation policies that need more than the rows below. Valid during allocate() only.
+  const PolicyView* base = nullptr;
   std::vector<std::string> type_names;  ///< [type]
   std::vector<int> gpus_per_type;       ///< [type] GPUs in the cluster
   std::vector<AllocationJob> jobs;

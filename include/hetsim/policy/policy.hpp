@@ -12,7 +12,7 @@
 
 #include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/perf/throughput_model.hpp"
-#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
 
@@ -40,9 +40,9 @@ struct Decision {
 };
 
 /// Read-only view of the simulation for a policy at one scheduling pass.
-class SchedulerContext {
+class PolicyView {
  public:
-  SchedulerContext(SimTime now, const ClusterState& state, const ThroughputModel& model,
+  PolicyView(SimTime now, const ClusterState& state, const ThroughputModel& model,
                    const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
                    const std::set<JobIndex>& running, std::span<const JobIndex> changed = {})
       : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running),
@@ -103,7 +103,7 @@ class SchedulingPolicy {
   /// Registered name.
   virtual std::string name() const = 0;
   /// Decides who runs now. Called after every instant at which jobs arrived or completed.
-  virtual Decision schedule(const SchedulerContext& ctx) = 0;
+  virtual Decision schedule(const PolicyView& ctx) = 0;
   /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
   /// prototype: 120 s); nullopt = event-driven.
   virtual std::optional<double> round_s() const { return std::nullopt; }

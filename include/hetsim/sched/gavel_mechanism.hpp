@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/metrics/job_event.hpp"
 #include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/policy/allocation.hpp"
-#include "hetsim/sched/job_runtime.hpp"
-#include "hetsim/sched/mechanism.hpp"
+#include "hetsim/engine/simulation.hpp"
+#include "hetsim/sched/gavel_placement.hpp"
+#include "hetsim/sched/job_table.hpp"
 #include "hetsim/util/py_random.hpp"
 
 namespace hetsim {
@@ -24,7 +24,7 @@ namespace hetsim {
 struct GavelConfig {
   double round_s = 360.0;               ///< Gavel's time_per_iteration
   double min_reset_interval_s = 1920.0; ///< Gavel's minimum_time_between_allocation_resets
-  double restart_overhead_s = 0.0;      ///< charged at every change of a job's placement
+  double restart_overhead_s = 0.0;      ///< charged at every change of a job's placement (unless the job has its own)
   std::optional<double> until_s;        ///< horizon; jobs not done become unfinished
   std::uint64_t seed = 0;               ///< GPU-type shuffling uses CPython's generator at seed + 5, as Gavel
 };
@@ -75,50 +75,67 @@ class GavelPriorities {
   double round_s_;
 };
 
-/// Runs one simulation under the time-sharing mechanism. Construct, then call run() once.
-class GavelMechanism {
+/// Runs one simulation under the time-sharing mechanism, on the engine's clock and event queue:
+/// arrivals and completions are events at their own times, a RoundTick ends one round and starts
+/// the next. Construct, then call run() once.
+class GavelMechanism final : public EventHandler {
  public:
   GavelMechanism(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                  AllocationPolicy& policy, GavelConfig config, std::vector<JobEventSink*> sinks);
   MechanismStats run();
   const SolverStats& solver() const { return solver_; }
-  const std::vector<JobRuntime>& jobs() const { return jobs_; }
+  const std::vector<JobRuntime>& jobs() const { return table_.jobs(); }
+
+  void handle(const Event& event) override;
 
  private:
   struct Dispatch {
     JobIndex job;
     std::size_t type;
     double steps;
-    double finish_s;
+    SimTime finish;
+    double gavel_finish_s;  // the same finish in Gavel's double arithmetic (priority accounting only)
   };
-  void emit(double time_s, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
-            std::string_view reason = {}, bool restart = false);
-  void admit(JobIndex j);
-  void compute_allocation(double now);
+  void on_arrival(JobIndex j);
+  void on_completion(JobIndex j, std::uint64_t generation);
+  void on_round_tick();
+  void end_round();
+  void join_arrivals();
+  void start_round();
+  void request_round();
+  void compute_allocation();
   std::vector<std::size_t> type_order();
-  std::map<JobIndex, std::vector<GpuId>> choose_and_place();
-  void finish(JobIndex j, double time_s);
-  void end_unfinished(double time_s, const std::string& reason);
+  std::vector<RoundChoice> choose_jobs(const std::vector<std::size_t>& order);
+  void apply_placements(const std::map<JobIndex, std::vector<GpuId>>& next);
+  void dispatch(JobIndex j);
 
   const Cluster& cluster_;
   const Workload& workload_;
   const ThroughputModel& model_;
   AllocationPolicy& policy_;
   GavelConfig config_;
-  std::vector<JobEventSink*> sinks_;
-  ClusterState state_;
-  std::vector<JobRuntime> jobs_;
+  Simulation sim_;
+  JobTable table_;
   std::vector<std::vector<double>> throughput_;  // [job][type], planning = progress rates
   std::vector<int> placement_changes_;
   std::vector<char> taken_in_round_;  // per job, all 0 between rounds (cleared for the chosen jobs only)
-  std::set<JobIndex> active_;
-  std::map<JobIndex, std::vector<GpuId>> assignment_;  // last round's placements
+  std::set<JobIndex> active_;         // jobs that joined a round (arrivals join at the end of one)
+  std::size_t joined_upto_ = 0;       // jobs [0, joined_upto_) have joined or were final at arrival
+  std::size_t arrived_upto_ = 0;      // jobs [0, arrived_upto_) have had their arrival event
   std::map<JobIndex, std::vector<double>> allocation_; // X by job
   GavelPriorities priorities_;
   PyRandom shuffler_;
-  std::size_t final_jobs_ = 0;
-  double now_ = 0.0;
-  MechanismStats stats_;
+  std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order
+  std::optional<SimTime> round_end_;  // end of the round in progress (or of the last one)
+  // Gavel's double arithmetic, for its priority accounting only (the .cpp says why): the time of
+  // the round in progress, its end, and the end of the round before it.
+  double gavel_s_ = 0.0;
+  double gavel_round_end_s_ = 0.0;
+  double gavel_round_start_s_ = 0.0;
+  double last_reset_s_ = 0.0;
+  bool need_update_ = false;
+  bool forced_ = false;
+  bool tick_pending_ = false;
   SolverStats solver_;
 };
 

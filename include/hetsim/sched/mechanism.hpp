@@ -12,7 +12,7 @@
 #include "hetsim/metrics/job_event.hpp"
 #include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/policy/policy.hpp"
-#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/sched/job_table.hpp"
 #include "hetsim/sched/placement.hpp"
 
 namespace hetsim {
@@ -40,15 +40,6 @@ struct MechanismConfig {
   const ThroughputModel* planning_model = nullptr;
 };
 
-/// Counters of one run that are not per job.
-struct MechanismStats {
-  std::uint64_t events = 0;
-  std::uint64_t scheduling_passes = 0;
-  std::uint64_t refused_requests = 0;  ///< policy requests the mechanism refused (see warnings)
-  std::vector<std::string> warnings;   ///< first few refused requests, for the user
-  SimTime end;                         ///< time of the last event handled
-};
-
 /// Runs one simulation. Construct, then call run() once.
 class Mechanism final : public EventHandler {
  public:
@@ -61,7 +52,7 @@ class Mechanism final : public EventHandler {
   /// Completed, Rejected or Unfinished.
   MechanismStats run();
   /// Final per-job state (valid after run()).
-  const std::vector<JobRuntime>& jobs() const { return jobs_; }
+  const std::vector<JobRuntime>& jobs() const { return table_.jobs(); }
 
   void handle(const Event& event) override;
 
@@ -69,23 +60,19 @@ class Mechanism final : public EventHandler {
   void on_arrival(JobIndex j);
   void on_completion(JobIndex j, std::uint64_t generation);
   void on_round_tick();
-  void on_end();
+  void schedule_first_tick();
   void request_pass();
   void run_policy();
   void apply(const Decision& decision);
+  std::vector<const AllocationRequest*> release_for(const Decision& decision);
+  bool place(const AllocationRequest& req);
   void check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const;
   void advance(JobRuntime& job);
-  double restart_overhead_of(const JobRuntime& job) const;
   void schedule_completion(JobRuntime& job);
   void change_batch(JobRuntime& job, int batch_size);
-  void stop_job(JobRuntime& job, std::string_view reason, bool preemption);
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
-  void finish_job(JobRuntime& job);
+  void stop_job(JobRuntime& job, StopReason why);
   void refuse(const std::string& why);
-  void mark_changed(JobIndex j);
-  void emit(JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus, std::string_view reason = {},
-            bool restart = false, double restart_s = 0.0);
-  bool all_done() const;
 
   const Cluster& cluster_;
   const Workload& workload_;
@@ -93,26 +80,16 @@ class Mechanism final : public EventHandler {
   SchedulingPolicy& policy_;
   const PlacementPolicy& placement_;
   MechanismConfig config_;
-  std::vector<JobEventSink*> sinks_;
 
   Simulation sim_;
-  ClusterState state_;
-  std::vector<JobRuntime> jobs_;
+  JobTable table_;
   // One flag per job, all 0 between passes: apply() sets and clears only the jobs it sees, so a
   // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
   std::vector<char> allocated_in_pass_;
-  // Jobs whose status changed since the last pass (SchedulerContext::changed), with a flag per job
-  // so each is listed once.
-  std::vector<JobIndex> changed_;
-  std::vector<char> changed_flag_;
-  std::set<JobIndex> pending_;
-  std::set<JobIndex> running_;
-  std::size_t final_jobs_ = 0;     // completed + rejected
   bool pass_requested_ = false;
   bool tick_scheduled_ = false;
   std::optional<SimTime> first_tick_;  // anchor of the round grid
   bool ended_ = false;
-  MechanismStats stats_;
 };
 
 }  // namespace hetsim

@@ -1,4 +1,4 @@
-#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
 

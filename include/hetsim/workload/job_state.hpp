@@ -1,5 +1,6 @@
 #pragma once
-/// Run-time state of one job, owned by the mechanism; policies read it through SchedulerContext.
+/// Run-time state of one job. Only sched/JobTable changes it; policies read it through PolicyView.
+/// It lives in workload/ so that policy/ and sched/ both use it without including each other.
 #include <cstdint>
 #include <string>
 #include <vector>

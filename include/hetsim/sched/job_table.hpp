@@ -1,0 +1,115 @@
+#pragma once
+/// The one owner of job state. Both mechanisms (event-driven and Gavel's rounds) change a job only
+/// through this table: arrive (admission), start (charging the restart overhead), stop, finish,
+/// end at the horizon; it keeps the cluster's GPU ownership, the pending/running sets, the list of
+/// jobs changed since the last pass, the refused-request warnings, and emits the JobEvents that
+/// sinks see. Progress (how much work a running job did) stays with each mechanism: the event
+/// mechanism integrates rates, the round mechanism counts Gavel's whole steps.
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/metrics/job_event.hpp"
+#include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/workload/job_state.hpp"
+
+namespace hetsim {
+
+/// Lifecycle settings shared by both mechanisms.
+struct LifecycleConfig {
+  /// Seconds without progress paid at every start of an allocation (first start, resume, move,
+  /// resize) unless the job has its own JobSpec::restart_overhead_s. 0 = free restarts.
+  double restart_overhead_s = 0.0;
+  /// Seconds without progress paid once, at a job's first start (Heet's profiling runs).
+  double profiling_s = 0.0;
+};
+
+/// Counters of one run that are not per job.
+struct MechanismStats {
+  std::uint64_t events = 0;
+  std::uint64_t scheduling_passes = 0;
+  std::uint64_t refused_requests = 0;  ///< policy requests the mechanism refused (see warnings)
+  std::vector<std::string> warnings;   ///< first few refused requests, for the user
+  SimTime end;                         ///< time of the last event handled
+};
+
+/// What admission made of an arriving job.
+enum class Admission : std::uint8_t { Rejected, CompletedAtArrival, Pending };
+
+/// Why the jobs still active are ended, and the texts their Unfinished events carry.
+struct EndOfRun {
+  StopReason stop = StopReason::Horizon;  ///< Stopped reason of jobs still running
+  std::string running_reason;             ///< Unfinished reason of a job that was running
+  std::string pending_reason;             ///< ... that was waiting
+  std::string not_arrived_reason = "arrives after the --until horizon";
+};
+
+class JobTable {
+ public:
+  /// All references must outlive the table. `model` is the true model (admission).
+  JobTable(const Cluster& cluster, const Workload& workload, const ThroughputModel& model, LifecycleConfig config,
+           std::vector<JobEventSink*> sinks);
+
+  /// Admission of job j at `now`: rejected (with a reason), completed at once (no work), or pending.
+  Admission arrive(JobIndex j, SimTime now);
+  /// Starts job j on `gpus` (free, checked by the caller) at `rate` work units/s. Charges the restart
+  /// overhead (the job's own value, else the run's) and, at the first start, the profiling time:
+  /// no progress before `resume_at`. The Started event reports the overhead as charged.
+  void start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now);
+  /// Takes job j's GPUs away (progress must be up to date); it waits again (Pending).
+  void stop(JobIndex j, SimTime now, StopReason why);
+  /// Job j finished all its work at `now`.
+  void finish(JobIndex j, SimTime now);
+  /// Ends every job that is not final: running ones are stopped (after `bring_up_to_date`), then
+  /// all become Unfinished with the reasons of `end`, in job order.
+  void end_unfinished(SimTime now, const EndOfRun& end, const std::function<void(JobRuntime&)>& bring_up_to_date);
+  /// Counts a refused policy request and keeps its message among the first few warnings.
+  void refuse(std::string message);
+  /// Tells the sinks the run ended at `end`.
+  void end_run(SimTime end);
+
+  /// Restart overhead charged when job j starts (the job's own value, else the run's).
+  double restart_overhead_of(const JobRuntime& job) const;
+  /// Jobs changed since the last clear_changed() (admitted, started, stopped, finished), each once.
+  std::span<const JobIndex> changed() const { return changed_; }
+  void clear_changed();
+
+  JobRuntime& job(JobIndex j) { return jobs_[static_cast<std::size_t>(j)]; }
+  const JobRuntime& job(JobIndex j) const { return jobs_[static_cast<std::size_t>(j)]; }
+  const std::vector<JobRuntime>& jobs() const { return jobs_; }
+  std::size_t size() const { return jobs_.size(); }
+  bool valid(JobIndex j) const { return j >= 0 && static_cast<std::size_t>(j) < jobs_.size(); }
+  const ClusterState& state() const { return state_; }
+  /// Admitted jobs waiting for GPUs, in arrival order.
+  const std::set<JobIndex>& pending() const { return pending_; }
+  /// Jobs holding GPUs, in arrival order.
+  const std::set<JobIndex>& running() const { return running_; }
+  bool all_final() const { return final_jobs_ == jobs_.size(); }
+  MechanismStats& stats() { return stats_; }
+  const MechanismStats& stats() const { return stats_; }
+
+ private:
+  void mark_changed(JobIndex j);
+  void emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
+            std::string_view reason = {}, StopReason stop = StopReason::None, double restart_s = 0.0);
+
+  const Cluster& cluster_;
+  const ThroughputModel& model_;
+  LifecycleConfig config_;
+  std::vector<JobEventSink*> sinks_;
+  ClusterState state_;
+  std::vector<JobRuntime> jobs_;
+  std::set<JobIndex> pending_;
+  std::set<JobIndex> running_;
+  std::vector<JobIndex> changed_;
+  std::vector<char> changed_flag_;  // per job: listed in changed_
+  std::size_t final_jobs_ = 0;      // completed + rejected + unfinished
+  MechanismStats stats_;
+};
+
+}  // namespace hetsim

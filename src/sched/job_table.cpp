@@ -1,0 +1,156 @@
+#include "hetsim/sched/job_table.hpp"
+
+#include <fmt/format.h>
+
+#include "hetsim/sched/admission.hpp"
+
+namespace hetsim {
+namespace {
+constexpr std::size_t kMaxWarnings = 20;
+}
+
+JobTable::JobTable(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
+                   LifecycleConfig config, std::vector<JobEventSink*> sinks)
+    : cluster_(cluster), model_(model), config_(config), sinks_(std::move(sinks)), state_(cluster) {
+  jobs_.resize(workload.jobs.size());
+  changed_flag_.assign(jobs_.size(), 0);
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    jobs_[i].spec = &workload.jobs[i];
+    jobs_[i].index = static_cast<JobIndex>(i);
+    jobs_[i].remaining_work = workload.jobs[i].work;
+  }
+}
+
+Admission JobTable::arrive(JobIndex j, SimTime now) {
+  JobRuntime& job = this->job(j);
+  job.updated = now;
+  if (auto reason = admission_error(*job.spec, cluster_, model_)) {
+    job.status = JobStatus::Rejected;
+    job.reason = *reason;
+    ++final_jobs_;
+    emit(now, JobEventKind::Rejected, job, {}, job.reason);
+    return Admission::Rejected;
+  }
+  emit(now, JobEventKind::Arrived, job, {});
+  if (job.remaining_work <= 0.0) {
+    // Nothing to do: it completes at its arrival without ever holding a GPU (JCT 0).
+    job.status = JobStatus::Completed;
+    ++final_jobs_;
+    emit(now, JobEventKind::Completed, job, {});
+    return Admission::CompletedAtArrival;
+  }
+  job.status = JobStatus::Pending;
+  pending_.insert(j);
+  mark_changed(j);
+  return Admission::Pending;
+}
+
+double JobTable::restart_overhead_of(const JobRuntime& job) const {
+  return job.spec->restart_overhead_s >= 0.0 ? job.spec->restart_overhead_s : config_.restart_overhead_s;
+}
+
+void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now) {
+  JobRuntime& job = this->job(j);
+  state_.assign(j, gpus);
+  job.gpus = std::move(gpus);
+  job.gpu_type = cluster_.type_of(job.gpus.front());
+  job.rate = rate;
+  job.updated = now;
+  job.allocated_since = now;
+  const double overhead_s = restart_overhead_of(job);
+  const bool restart = overhead_s > 0.0;
+  job.resume_at = restart ? now + SimTime::from_seconds(overhead_s) : now;
+  // generation 0 = never started: the job's profiling runs come before any progress.
+  if (job.generation == 0 && config_.profiling_s > 0.0)
+    job.resume_at = job.resume_at + SimTime::from_seconds(config_.profiling_s);
+  if (restart) ++job.restarts;
+  ++job.generation;
+  job.status = JobStatus::Running;
+  pending_.erase(j);
+  running_.insert(j);
+  mark_changed(j);
+  emit(now, JobEventKind::Started, job, job.gpus, {}, StopReason::None, restart ? overhead_s : 0.0);
+}
+
+void JobTable::stop(JobIndex j, SimTime now, StopReason why) {
+  JobRuntime& job = this->job(j);
+  emit(now, JobEventKind::Stopped, job, job.gpus, to_string(why), why);
+  state_.release(j, job.gpus);
+  job.gpus.clear();
+  job.gpu_type = -1;
+  job.rate = 0.0;
+  ++job.generation;
+  if (why == StopReason::Preempted) ++job.preemptions;
+  job.status = JobStatus::Pending;
+  running_.erase(j);
+  pending_.insert(j);
+  mark_changed(j);
+}
+
+void JobTable::finish(JobIndex j, SimTime now) {
+  JobRuntime& job = this->job(j);
+  job.remaining_work = 0.0;  // the completion is authoritative; drop rounding residue
+  job.work_done = job.spec->work;
+  state_.release(j, job.gpus);
+  job.status = JobStatus::Completed;
+  ++job.generation;
+  running_.erase(j);
+  mark_changed(j);
+  ++final_jobs_;
+  emit(now, JobEventKind::Completed, job, job.gpus);
+  job.gpus.clear();
+  job.gpu_type = -1;
+  job.rate = 0.0;
+}
+
+void JobTable::end_unfinished(SimTime now, const EndOfRun& end,
+                              const std::function<void(JobRuntime&)>& bring_up_to_date) {
+  for (JobRuntime& job : jobs_) {
+    if (job.status == JobStatus::Completed || job.status == JobStatus::Rejected ||
+        job.status == JobStatus::Unfinished)
+      continue;
+    const std::string* reason = &end.not_arrived_reason;
+    if (job.status == JobStatus::Running) {
+      bring_up_to_date(job);
+      stop(job.index, now, end.stop);
+      reason = &end.running_reason;
+    } else if (job.status == JobStatus::Pending) {
+      reason = &end.pending_reason;
+    }
+    pending_.erase(job.index);
+    job.status = JobStatus::Unfinished;
+    job.reason = *reason;
+    ++final_jobs_;
+    emit(now, JobEventKind::Unfinished, job, {}, job.reason);
+  }
+}
+
+void JobTable::refuse(std::string message) {
+  ++stats_.refused_requests;
+  if (stats_.warnings.size() < kMaxWarnings) stats_.warnings.push_back(std::move(message));
+}
+
+void JobTable::end_run(SimTime end) {
+  stats_.end = end;
+  for (JobEventSink* sink : sinks_) sink->on_run_end(end);
+}
+
+void JobTable::mark_changed(JobIndex j) {
+  auto& flag = changed_flag_[static_cast<std::size_t>(j)];
+  if (flag) return;
+  flag = 1;
+  changed_.push_back(j);
+}
+
+void JobTable::clear_changed() {
+  for (JobIndex j : changed_) changed_flag_[static_cast<std::size_t>(j)] = 0;
+  changed_.clear();
+}
+
+void JobTable::emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
+                    std::string_view reason, StopReason stop, double restart_s) {
+  JobEvent e{now, kind, job.index, job.spec, gpus, reason, stop, restart_s > 0.0, restart_s};
+  for (JobEventSink* sink : sinks_) sink->on_event(e);
+}
+
+}  // namespace hetsim
