@@ -10,10 +10,34 @@ ClusterState::ClusterState(const Cluster& cluster)
       owner_(static_cast<std::size_t>(cluster.total_gpus()), kFree),
       free_node_(cluster.nodes().size()),
       free_type_(cluster.gpu_types().size(), 0),
-      free_total_(cluster.total_gpus()) {
+      free_total_(cluster.total_gpus()),
+      nodes_with_free_(cluster.gpu_types().size()),
+      nodes_by_free_(cluster.gpu_types().size()) {
   for (std::size_t n = 0; n < cluster.nodes().size(); ++n) {
-    free_node_[n] = cluster.nodes()[n].gpu_count;
-    free_type_[static_cast<std::size_t>(cluster.nodes()[n].gpu_type)] += cluster.nodes()[n].gpu_count;
+    const Node& node = cluster.nodes()[n];
+    const auto t = static_cast<std::size_t>(node.gpu_type);
+    free_node_[n] = node.gpu_count;
+    free_type_[t] += node.gpu_count;
+    if (node.gpu_count > 0) {
+      nodes_with_free_[t].insert(static_cast<NodeId>(n));
+      nodes_by_free_[t].emplace(node.gpu_count, static_cast<NodeId>(n));
+    }
+  }
+}
+
+void ClusterState::change_free(NodeId node, int delta) {
+  const auto n = static_cast<std::size_t>(node);
+  const auto t = static_cast<std::size_t>(cluster_->nodes()[n].gpu_type);
+  int& free = free_node_[n];
+  if (free > 0) nodes_by_free_[t].erase({free, node});
+  free += delta;
+  free_type_[t] += delta;
+  free_total_ += delta;
+  if (free > 0) {
+    nodes_by_free_[t].emplace(free, node);
+    nodes_with_free_[t].insert(node);
+  } else {
+    nodes_with_free_[t].erase(node);
   }
 }
 
@@ -29,10 +53,7 @@ void ClusterState::assign(std::int64_t job, std::span<const GpuId> gpus) {
       if (gpus[i] == gpus[j]) throw std::logic_error(fmt::format("GPU {} listed twice for job {}", gpus[i], job));
   for (GpuId g : gpus) {
     owner_[static_cast<std::size_t>(g)] = job;
-    NodeId n = cluster_->node_of(g);
-    --free_node_[static_cast<std::size_t>(n)];
-    --free_type_[static_cast<std::size_t>(cluster_->nodes()[static_cast<std::size_t>(n)].gpu_type)];
-    --free_total_;
+    change_free(cluster_->node_of(g), -1);
   }
 }
 
@@ -44,10 +65,7 @@ void ClusterState::release(std::int64_t job, std::span<const GpuId> gpus) {
   }
   for (GpuId g : gpus) {
     owner_[static_cast<std::size_t>(g)] = kFree;
-    NodeId n = cluster_->node_of(g);
-    ++free_node_[static_cast<std::size_t>(n)];
-    ++free_type_[static_cast<std::size_t>(cluster_->nodes()[static_cast<std::size_t>(n)].gpu_type)];
-    ++free_total_;
+    change_free(cluster_->node_of(g), +1);
   }
 }
 

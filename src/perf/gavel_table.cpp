@@ -38,6 +38,15 @@ std::pair<std::string, int> parse_key(std::string_view key, const std::string& p
   return {std::move(job_type), static_cast<int>(sf)};
 }
 
+// Sets the steps/s of `scale_factor`, keeping the curve sorted; a repeated key keeps the last value.
+void set_rate(std::vector<std::pair<int, double>>& curve, int scale_factor, double steps_per_s) {
+  auto it = std::lower_bound(curve.begin(), curve.end(), std::pair{scale_factor, -1.0});
+  if (it != curve.end() && it->first == scale_factor)
+    it->second = steps_per_s;
+  else
+    curve.insert(it, {scale_factor, steps_per_s});
+}
+
 }  // namespace
 
 std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, const Cluster& cluster,
@@ -77,48 +86,65 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
       if (!std::isfinite(steps_per_s) || steps_per_s < 0.0)
         throw InputError(path, 0, field, fmt::format("\"null\" must be a non-negative number (steps/s), got {}", steps_per_s));
       if (!type) continue;
+      auto [index, added] = table->job_type_index_.try_emplace(job_type, static_cast<int>(table->job_type_names_.size()));
+      if (added) table->job_type_names_.push_back(std::move(job_type));
       auto& target = unconsolidated ? table->unconsolidated_ : table->consolidated_;
-      target[static_cast<std::size_t>(*type)][Key{std::move(job_type), scale_factor}] = steps_per_s;
+      auto& curves = target[static_cast<std::size_t>(*type)];
+      if (curves.size() <= static_cast<std::size_t>(index->second)) curves.resize(static_cast<std::size_t>(index->second) + 1);
+      set_rate(curves[static_cast<std::size_t>(index->second)], scale_factor, steps_per_s);
     }
   }
+  for (auto* target : {&table->consolidated_, &table->unconsolidated_})
+    for (auto& curves : *target) curves.resize(table->job_type_names_.size());
   return table;
 }
 
 namespace {
 // Exact entry, or nullopt.
-template <class Map, class Key>
-std::optional<double> exact(const Map& map, const Key& key) {
-  if (auto it = map.find(key); it != map.end()) return it->second;
+std::optional<double> exact(const std::vector<std::pair<int, double>>& curve, int scale_factor) {
+  auto it = std::lower_bound(curve.begin(), curve.end(), std::pair{scale_factor, -1.0});
+  if (it != curve.end() && it->first == scale_factor) return it->second;
   return std::nullopt;
 }
 // The entry of the largest measured scale factor m < n with non-zero throughput, scaled by n/m
 // (ideal data-parallel scaling beyond the last measurement), or nullopt.
-template <class Map, class Key>
-std::optional<double> extrapolated(const Map& map, const Key& key) {
-  auto it = map.lower_bound(key);
-  while (it != map.begin()) {
+std::optional<double> extrapolated(const std::vector<std::pair<int, double>>& curve, int scale_factor) {
+  auto it = std::lower_bound(curve.begin(), curve.end(), std::pair{scale_factor, -1.0});
+  while (it != curve.begin()) {
     --it;
-    if (it->first.job_type != key.job_type) break;
-    if (it->second > 0.0) return it->second * key.scale_factor / it->first.scale_factor;
+    if (it->second > 0.0) return it->second * scale_factor / it->first;
   }
   return std::nullopt;
 }
 }  // namespace
 
+int GavelThroughputTable::job_type_index(const JobSpec& job) const {
+  if (auto hit = resolved_.find(&job); hit != resolved_.end() && job_type_names_[static_cast<std::size_t>(hit->second)] == job.job_type)
+    return hit->second;
+  const auto it = job_type_index_.find(job.job_type);
+  if (it == job_type_index_.end()) return -1;
+  resolved_[&job] = it->second;
+  return it->second;
+}
+
 double GavelThroughputTable::rate(const JobSpec& job, const AllocationShape& shape) const {
   if (shape.gpu_type < 0 || static_cast<std::size_t>(shape.gpu_type) >= consolidated_.size() || shape.gpu_count <= 0)
     return 0.0;
+  const int index = job_type_index(job);
+  if (index < 0) return 0.0;
   const auto t = static_cast<std::size_t>(shape.gpu_type);
-  const Key key{job.job_type, shape.gpu_count};
+  const Curve& packed = consolidated_[t][static_cast<std::size_t>(index)];
+  const Curve& unpacked = unconsolidated_[t][static_cast<std::size_t>(index)];
+  const int n = shape.gpu_count;
   // Measured values first (the unconsolidated variant when the GPUs span nodes), then the
   // documented extrapolation from the largest smaller measured scale factor.
   const bool spread = !shape.consolidated && spread_unconsolidated_;
   if (spread)
-    if (auto v = exact(unconsolidated_[t], key)) return *v;
-  if (auto v = exact(consolidated_[t], key)) return *v;
+    if (auto v = exact(unpacked, n)) return *v;
+  if (auto v = exact(packed, n)) return *v;
   if (spread)
-    if (auto v = extrapolated(unconsolidated_[t], key)) return *v;
-  if (auto v = extrapolated(consolidated_[t], key)) return *v;
+    if (auto v = extrapolated(unpacked, n)) return *v;
+  if (auto v = extrapolated(packed, n)) return *v;
   return 0.0;
 }
 
@@ -126,7 +152,7 @@ std::optional<std::string> GavelThroughputTable::check_job(const JobSpec& job, c
   if (job.unit != WorkUnit::Iterations)
     return fmt::format("job {}: gavel-table needs work in iterations, but the job's work is in {}", job.id,
                        to_string(job.unit));
-  const Key key{job.job_type, job.requested_gpus};
+  const int index = job_type_index(job);
   for (std::size_t t = 0; t < cluster.gpu_types().size() && t < consolidated_.size(); ++t) {
     auto type = static_cast<GpuTypeId>(t);
     AllocationShape shape{type, job.requested_gpus, job.requested_gpus <= cluster.max_gpus_per_node(type)};
@@ -135,13 +161,15 @@ std::optional<std::string> GavelThroughputTable::check_job(const JobSpec& job, c
   bool listed = false;
   std::set<int> scale_factors;  // of this job type on the cluster's types, to help fix the trace
   for (std::size_t t = 0; t < cluster.gpu_types().size() && t < consolidated_.size(); ++t) {
-    for (const auto* map : {&consolidated_[t], &unconsolidated_[t]}) {
-      if (auto it = map->find(key); it != map->end()) {
+    if (index < 0) break;
+    for (const auto* curves : {&consolidated_[t], &unconsolidated_[t]}) {
+      const Curve& curve = (*curves)[static_cast<std::size_t>(index)];
+      if (auto v = exact(curve, job.requested_gpus)) {
         listed = true;
-        if (it->second > 0.0) return std::nullopt;
+        if (*v > 0.0) return std::nullopt;
       }
-      for (const auto& [k, v] : *map)
-        if (k.job_type == job.job_type && v > 0.0) scale_factors.insert(k.scale_factor);
+      for (const auto& [sf, v] : curve)
+        if (v > 0.0) scale_factors.insert(sf);
     }
   }
   if (listed)

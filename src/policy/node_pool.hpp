@@ -3,6 +3,7 @@
 // those of jobs the policy is taking GPUs from, handed out node by node the way the Pollux
 // simulator's policies do (petuum/adaptdl osdi21-artifact simulator/tiresias.py, optimus.py:
 // repeatedly the node with the most free GPUs).
+#include <map>
 #include <span>
 #include <vector>
 
@@ -11,9 +12,12 @@
 
 namespace hetsim::policy_detail {
 
+/// An overlay on the ClusterState: only the nodes the pass gives GPUs to or takes GPUs from are
+/// copied, the rest is read from the state's ordered indexes, so a pass costs what it changes and
+/// not the size of the cluster.
 class NodePool {
  public:
-  /// Starts from the free GPUs of `state`.
+  /// Starts from the free GPUs of `state`, which must outlive the pool and not change meanwhile.
   explicit NodePool(const ClusterState& state);
   /// Adds GPUs back (a job the policy stops or moves).
   void release(std::span<const GpuId> gpus);
@@ -35,8 +39,24 @@ class NodePool {
   std::vector<GpuId> take_packed(GpuTypeId type, int count);
 
  private:
+  // A node with free GPUs as a candidate: its free count and index; node < 0 = none.
+  struct Candidate {
+    std::size_t free = 0;
+    NodeId node = -1;
+  };
+  // The pool's free GPUs of `node`, ascending, copied from the state on first use.
+  std::vector<GpuId>& touch(NodeId node);
+  // Node of `type` with the most free GPUs (ties: lowest index).
+  Candidate most_free(GpuTypeId type) const;
+  // Node of `type` with the fewest free GPUs that still has `need` (ties: lowest index).
+  Candidate fullest_fit(GpuTypeId type, std::size_t need) const;
+  // Moves min(free, still needed) of `node`'s lowest GPUs to `out`.
+  void take_from(NodeId node, std::size_t need, std::vector<GpuId>& out);
+
+  const ClusterState& state_;
   const Cluster& cluster_;
-  std::vector<std::vector<GpuId>> free_;  // per node, ascending
+  std::vector<int> free_type_;
+  std::map<NodeId, std::vector<GpuId>> touched_;  // the nodes this pass changed, in node order
 };
 
 }  // namespace hetsim::policy_detail

@@ -3,6 +3,7 @@
 // "consolidation"), and best fit keeps whole nodes free for later large jobs.
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <map>
 
 #include "hetsim/sched/placement.hpp"
@@ -50,15 +51,14 @@ std::vector<GpuId> ConsolidatePlacement::place(const ClusterState& state, const 
   std::vector<GpuId> out;
   if (count <= 0 || state.free_of_type(type) < count) return out;
   const Cluster& c = state.cluster();
-  const std::vector<NodeId> nodes = placement_detail::nodes_with_free(state, type);
-  // One node: the one with the fewest free GPUs that still holds the job.
-  NodeId best = -1;
-  for (NodeId n : nodes)
-    if (state.free_on_node(n) >= count && (best < 0 || state.free_on_node(n) < state.free_on_node(best))) best = n;
-  if (best >= 0) {
-    take_free_gpus(state, best, count, out);
+  // One node: the one with the fewest free GPUs that still holds the job (ties: lowest index),
+  // straight from the state's (free GPUs, node) index.
+  const auto& by_free = state.nodes_by_free(type);
+  if (auto fit = by_free.lower_bound({count, std::numeric_limits<NodeId>::min()}); fit != by_free.end()) {
+    take_free_gpus(state, fit->second, count, out);
     return out;
   }
+  const std::vector<NodeId> nodes = placement_detail::nodes_with_free(state, type);
   // One rack: fewest nodes, then the rack left with the fewest free GPUs of the type.
   std::map<RackId, std::vector<NodeId>> by_rack;
   for (NodeId n : nodes) by_rack[c.nodes()[static_cast<std::size_t>(n)].rack].push_back(n);

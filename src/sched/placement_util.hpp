@@ -19,13 +19,10 @@ inline void take_free_gpus(const ClusterState& state, NodeId node, int count, st
   }
 }
 
-/// Nodes of `type` with at least one free GPU, in node order.
+/// Nodes of `type` with at least one free GPU, in node order (ClusterState keeps this set up to date).
 inline std::vector<NodeId> nodes_with_free(const ClusterState& state, GpuTypeId type) {
-  std::vector<NodeId> out;
-  const auto& nodes = state.cluster().nodes();
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].gpu_type == type && state.free_on_node(static_cast<NodeId>(i)) > 0) out.push_back(static_cast<NodeId>(i));
-  return out;
+  const auto& nodes = state.nodes_with_free(type);
+  return {nodes.begin(), nodes.end()};
 }
 
 /// Fills `count` GPUs from `order` (whole nodes' free GPUs, in that order).

@@ -1,6 +1,7 @@
 // hetsim's own trace format: a CSV with a header naming its columns (docs/trace-format.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <unordered_map>
@@ -109,6 +110,11 @@ Workload read_native_trace(const std::string& path, std::string_view text) {
   std::vector<std::string_view> fields;
   // Ids point into `text`, which outlives this function's use of them.
   std::unordered_map<std::string_view, std::size_t> first_line_of_id;
+  // One job per line at most: reserving spares the regrowth copies (and their transient second
+  // copy of every job) on large traces.
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  jobs.reserve(lines);
+  first_line_of_id.reserve(lines);
 
   while (cursor.next()) {
     std::string_view line = cursor.line();

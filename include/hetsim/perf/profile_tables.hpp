@@ -5,6 +5,9 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "hetsim/perf/throughput_model.hpp"
 
@@ -34,14 +37,21 @@ class GavelThroughputTable final : public ThroughputModel {
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
 
  private:
-  struct Key {
-    std::string job_type;
-    int scale_factor;
-    auto operator<=>(const Key&) const = default;
-  };
-  // [gpu type id] -> key -> steps/s, consolidated and unconsolidated.
-  std::vector<std::map<Key, double>> consolidated_;
-  std::vector<std::map<Key, double>> unconsolidated_;
+  // Measured steps/s of one job type on one GPU type: (scale factor, steps/s), ascending.
+  using Curve = std::vector<std::pair<int, double>>;
+  // The table's index of a job's type, or -1 when the table lacks it. Resolved once per JobSpec
+  // (rate() is called for every job on every pass, so no string is hashed or compared in a map).
+  int job_type_index(const JobSpec& job) const;
+  // [gpu type id][job type index], consolidated and unconsolidated.
+  std::vector<std::vector<Curve>> consolidated_;
+  std::vector<std::vector<Curve>> unconsolidated_;
+  std::unordered_map<std::string, int> job_type_index_;  // interned at load
+  std::vector<std::string> job_type_names_;               // [job type index]
+  // JobSpec -> job type index, for the types the table has. A hit is confirmed by comparing the
+  // JobSpec's job_type with the indexed name, so a JobSpec reused at the same address with another
+  // type is resolved again. A model belongs to one run and one thread (docs/architecture.md,
+  // "Experiments and threads"), so the cache needs no lock.
+  mutable std::unordered_map<const JobSpec*, int> resolved_;
   bool spread_unconsolidated_ = true;
   std::string path_;
 };
