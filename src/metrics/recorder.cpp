@@ -44,7 +44,15 @@ void RunRecorder::change_used(std::span<const GpuId> gpus, int delta) {
   }
 }
 
+// Every job of a same-instant group gets the count after the group's last admission; writing it
+// once per group (not once per member at every admission) keeps a burst of N arrivals O(N).
+void RunRecorder::close_group() {
+  for (std::size_t k : group_) records_[k].active_at_arrival = group_active_;
+  group_.clear();
+}
+
 void RunRecorder::on_run_end(SimTime end) {
+  close_group();
   end_ = end;
   integrate_to(end.seconds());
 }
@@ -63,10 +71,10 @@ void RunRecorder::on_event(const JobEvent& e) {
         // Jobs admitted at the same instant share N: each sees the others that arrived with it.
         arrived_[i] = 1;
         ++active_;
-        if (group_.empty() || e.time != group_time_) group_.clear();
+        if (!group_.empty() && e.time != group_time_) close_group();
         group_time_ = e.time;
         group_.push_back(i);
-        for (std::size_t k : group_) records_[k].active_at_arrival = active_;
+        group_active_ = active_;
       }
       if (e.kind == JobEventKind::Rejected) {
         r.status = "rejected";

@@ -23,7 +23,9 @@
 //    by the JobTable when a job starts on new GPUs, the same as under the event mechanism; no
 //    progress until it is paid, which may take several rounds.
 //  - Time is the engine's: every event (arrival, start, completion, round end) is at an integer
-//    microsecond, so rounds do not drift at large offsets and JCTs are exact. Gavel's priorities,
+//    microsecond, so rounds do not drift at large offsets. A round's length is rarely a whole
+//    number of microseconds, so the sub-microsecond remainder of its end is carried into the next
+//    round (rounding does not add up over 10^5 rounds). Gavel's priorities,
 //    though, compare run times that Gavel sums in doubles, and its ties depend on that rounding:
 //    the priority accounting repeats Gavel's double sums (gavel_s_), never the event times.
 //  - Gavel's accounting of a job's run time for priorities uses finish - previous round end, which
@@ -149,9 +151,11 @@ void GavelMechanism::join_arrivals() {
 }
 
 void GavelMechanism::start_round() {
-  // Gavel's arithmetic for its priorities (see gavel_s_ in the header): at a round end its time is
-  // the double sum it computed; after an idle gap, the arrival's time.
-  gavel_s_ = round_end_ && sim_.now() == *round_end_ ? gavel_round_end_s_ : sim_.now().seconds();
+  // At a round end, the round's exact end (sub-microsecond remainder) and Gavel's double sum;
+  // after an idle gap, the arrival's time.
+  const bool at_round_end = round_end_ && sim_.now() == *round_end_;
+  now_frac_us_ = at_round_end ? round_end_frac_us_ : 0.0;
+  gavel_s_ = at_round_end ? gavel_round_end_s_ : sim_.now().seconds();
   const double now_s = gavel_s_;
   // Allocation (Gavel's _update_priorities).
   const bool due = now_s - last_reset_s_ >= config_.min_reset_interval_s || last_reset_s_ == 0.0;
@@ -173,20 +177,7 @@ void GavelMechanism::start_round() {
   for (const auto& entry : next) dispatch(entry.first);
   table_.clear_changed();
   if (!dispatched_.empty()) {
-    // The round now running ends when its last job does. Gavel accounts a job's run time from the
-    // end of the previous round (after an idle gap that includes the gap).
-    SimTime latest = dispatched_.front().finish;
-    double latest_s = dispatched_.front().gavel_finish_s;
-    for (const Dispatch& d : dispatched_) {
-      latest = std::max(latest, d.finish);
-      latest_s = std::max(latest_s, d.gavel_finish_s);
-    }
-    if (round_end_) gavel_round_start_s_ = gavel_round_end_s_;
-    round_end_ = latest;
-    gavel_round_end_s_ = latest_s;
-    tick_pending_ = true;
-    sim_.schedule(latest, EventClass::RoundTick);
-    forced_ = false;
+    schedule_round_end();
   } else if (joined_upto_ == workload_.jobs.size()) {
     // Nothing can run and nothing will arrive: Gavel would spin here. Force one recomputation;
     // if that does not help either, the remaining jobs are reported unfinished (never hang).
@@ -201,6 +192,25 @@ void GavelMechanism::start_round() {
     last_reset_s_ = 0.0;
     request_round();
   }
+}
+
+// The round now running ends when its last job does (its exact time: the engine's microsecond and
+// the remainder). Gavel accounts a job's run time from the end of the previous round (after an
+// idle gap that includes the gap).
+void GavelMechanism::schedule_round_end() {
+  const Dispatch* last = &dispatched_.front();
+  double latest_s = last->gavel_finish_s;
+  for (const Dispatch& d : dispatched_) {
+    if (d.finish > last->finish || (d.finish == last->finish && d.finish_frac_us > last->finish_frac_us)) last = &d;
+    latest_s = std::max(latest_s, d.gavel_finish_s);
+  }
+  if (round_end_) gavel_round_start_s_ = gavel_round_end_s_;
+  round_end_ = last->finish;
+  round_end_frac_us_ = last->finish_frac_us;
+  gavel_round_end_s_ = latest_s;
+  tick_pending_ = true;
+  sim_.schedule(last->finish, EventClass::RoundTick);
+  forced_ = false;
 }
 
 // Stops jobs that lose or change their GPUs, then starts the new placements.
@@ -231,8 +241,12 @@ void GavelMechanism::dispatch(JobIndex j) {
   double steps = std::floor(rate * (config_.round_s - overhead_s));
   if (steps < 1.0) steps = rate * (config_.round_s - overhead_s);  // very slow jobs: fractional progress
   steps = std::min(steps, job.remaining_work);
-  const SimTime finish = now + SimTime::from_seconds(overhead_s + steps / rate);
-  dispatched_.push_back({j, t, steps, finish, gavel_s_ + overhead_s + steps / rate});
+  // Event at the nearest microsecond; the remainder is carried into the next round's start, so
+  // rounding never accumulates over many rounds of a length that is no whole microsecond.
+  const double offset_us = now_frac_us_ + (overhead_s + steps / rate) * 1e6;
+  const double whole_us = std::round(offset_us);
+  const SimTime finish = now + SimTime::from_us(static_cast<std::int64_t>(whole_us));
+  dispatched_.push_back({j, t, steps, finish, offset_us - whole_us, gavel_s_ + overhead_s + steps / rate});
   if (steps >= job.remaining_work) sim_.schedule(finish, EventClass::Completion, j, job.generation);
 }
 

@@ -70,7 +70,9 @@ class RunRecorder final : public JobEventSink {
   std::vector<double> busy_by_type_;
   std::vector<char> arrived_;
   int active_ = 0;
-  std::vector<std::size_t> group_;  // jobs admitted at group_time_
+  void close_group();
+  std::vector<std::size_t> group_;  // jobs admitted at group_time_, not yet given their count
+  int group_active_ = 0;            // active jobs after the group's last admission
   SimTime group_time_;
   SimTime end_;
   // Fragmentation bookkeeping: allocated GPUs per node, the current stranded count, its integral.

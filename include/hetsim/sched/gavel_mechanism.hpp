@@ -93,7 +93,8 @@ class GavelMechanism final : public EventHandler {
     JobIndex job;
     std::size_t type;
     double steps;
-    SimTime finish;
+    SimTime finish;          // nearest microsecond
+    double finish_frac_us;   // exact finish - finish, in [-0.5, 0.5] us
     double gavel_finish_s;  // the same finish in Gavel's double arithmetic (priority accounting only)
   };
   void on_arrival(JobIndex j);
@@ -108,6 +109,7 @@ class GavelMechanism final : public EventHandler {
   std::vector<RoundChoice> choose_jobs(const std::vector<std::size_t>& order);
   void apply_placements(const std::map<JobIndex, std::vector<GpuId>>& next);
   void dispatch(JobIndex j);
+  void schedule_round_end();
 
   const Cluster& cluster_;
   const Workload& workload_;
@@ -127,6 +129,8 @@ class GavelMechanism final : public EventHandler {
   PyRandom shuffler_;
   std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order
   std::optional<SimTime> round_end_;  // end of the round in progress (or of the last one)
+  double round_end_frac_us_ = 0.0;    // its sub-microsecond remainder
+  double now_frac_us_ = 0.0;          // the remainder of the round starting now
   // Gavel's double arithmetic, for its priority accounting only (the .cpp says why): the time of
   // the round in progress, its end, and the end of the round before it.
   double gavel_s_ = 0.0;
