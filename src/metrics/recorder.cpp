@@ -14,6 +14,14 @@ RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs)
       arrived_(jobs, 0),
       used_on_node_(cluster.nodes().size(), 0) {}
 
+namespace {
+// Gives every job of a closed same-instant arrival group the N its first member holds.
+void close_group(std::vector<JobRecord>& records, std::vector<std::size_t>& group) {
+  for (std::size_t k : group) records[k].active_at_arrival = records[group.front()].active_at_arrival;
+  group.clear();
+}
+}  // namespace
+
 void RunRecorder::set_ideal_runtimes(const std::vector<double>& ideal_s) {
   for (std::size_t i = 0; i < records_.size() && i < ideal_s.size(); ++i) records_[i].ideal_s = ideal_s[i];
 }
@@ -45,6 +53,7 @@ void RunRecorder::change_used(std::span<const GpuId> gpus, int delta) {
 }
 
 void RunRecorder::on_run_end(SimTime end) {
+  close_group(records_, group_);
   end_ = end;
   integrate_to(end.seconds());
 }
@@ -63,10 +72,12 @@ void RunRecorder::on_event(const JobEvent& e) {
         // Jobs admitted at the same instant share N: each sees the others that arrived with it.
         arrived_[i] = 1;
         ++active_;
-        if (group_.empty() || e.time != group_time_) group_.clear();
+        // The group's N is its first member's until the group closes (a burst of N jobs at one
+        // instant would otherwise cost N^2).
+        if (group_.empty() || e.time != group_time_) close_group(records_, group_);
         group_time_ = e.time;
         group_.push_back(i);
-        for (std::size_t k : group_) records_[k].active_at_arrival = active_;
+        records_[group_.front()].active_at_arrival = active_;
       }
       if (e.kind == JobEventKind::Rejected) {
         r.status = "rejected";
