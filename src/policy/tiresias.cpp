@@ -25,7 +25,6 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include "demand_queue.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -42,7 +41,8 @@ class TiresiasPolicy final : public SchedulingPolicy {
   Decision schedule(const SchedulerContext& ctx) override {
     const auto now = static_cast<long long>(std::floor(ctx.now().seconds()));
     sync(ctx);
-    if (waiting_[0].size() + waiting_[1].size() != ctx.pending().size())
+    if (waiting_[0].size() + waiting_[1].size() != ctx.pending().size() ||
+        running_[0].size() + running_[1].size() != ctx.running().size())
       throw std::logic_error("tiresias: waiting jobs out of step with SchedulerContext::changed()");
     account(ctx, now);
     ++pass_;
@@ -51,6 +51,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     decide(ctx, now, to_start, to_stop);
     prev_now_ = now;
     Decision d;
+    if (to_stop.empty() && to_start.empty()) return d;  // most passes: building the pool costs a node walk
     policy_detail::NodePool pool(ctx.state());
     for (JobIndex j : to_stop) {
       d.preempt.push_back(j);
@@ -69,10 +70,11 @@ class TiresiasPolicy final : public SchedulingPolicy {
   // unmarked with run time (as the simulator adds it pass by pass), so it is stored as the total up
   // to `since_s` plus the time since. The simulator's total run time only gates the starvation
   // rule through run_s > 0, which implies it, so it is not kept.
+  enum class Slot : std::uint8_t { None, Waiting, Running };
   struct JobState {
     bool known = false;         // active and in a queue
     bool marked = false;        // marked running at the last pass
-    bool waiting = false;       // in waiting_[queue] under seq
+    Slot slot = Slot::None;     // filed in waiting_[queue] or running_[queue] under seq
     bool starving = false;      // in starving_ under due_s
     int queue = 0;
     long long seq = 0;          // enqueue order: FIFO position within the queue
@@ -91,7 +93,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
   }
 
   // Every job enters queue 0 at its first pass (in index order); finished jobs are forgotten;
-  // waiting_ follows the jobs' statuses.
+  // waiting_ and running_ follow the jobs' statuses.
   void sync(const SchedulerContext& ctx) {
     std::vector<JobIndex> arrived;
     for (JobIndex j : ctx.changed()) {
@@ -102,7 +104,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
       } else if (!s.known) {
         arrived.push_back(j);
       } else {
-        set_waiting(ctx, j, status == JobStatus::Pending);
+        set_slot(ctx, j, slot_of(ctx, j));
       }
     }
     std::sort(arrived.begin(), arrived.end());
@@ -114,42 +116,51 @@ class TiresiasPolicy final : public SchedulingPolicy {
 
   void forget(const SchedulerContext& ctx, JobIndex j) {
     JobState& s = state(j);
-    set_waiting(ctx, j, false);
+    set_slot(ctx, j, Slot::None);
     if (s.starving) starving_.erase({s.due_s, j});
     s = JobState{};
   }
 
-  void set_waiting(const SchedulerContext& ctx, JobIndex j, bool waiting) {
+  static Slot slot_of(const SchedulerContext& ctx, JobIndex j) {
+    const JobStatus status = ctx.job(j).status;
+    return status == JobStatus::Pending ? Slot::Waiting : status == JobStatus::Running ? Slot::Running : Slot::None;
+  }
+
+  // Files a job under its queue position among the waiting or the running jobs.
+  void set_slot(const SchedulerContext& ctx, JobIndex j, Slot slot) {
     JobState& s = state(j);
-    if (s.waiting == waiting) return;
+    if (s.slot == slot) return;
     const int n = ctx.job(j).spec->requested_gpus;
-    if (waiting)
-      waiting_[s.queue].insert(n, {s.seq, j});
-    else
-      waiting_[s.queue].erase(n, {s.seq, j});
-    s.waiting = waiting;
+    const Queue::Entry e{s.seq, j};
+    if (s.slot == Slot::Waiting) waiting_[s.queue].erase(n, e);
+    if (s.slot == Slot::Running) running_[s.queue].erase(e);
+    if (slot == Slot::Waiting) waiting_[s.queue].insert(n, e);
+    if (slot == Slot::Running) running_[s.queue].insert(e);
+    s.slot = slot;
   }
 
   // Moves a job to the end of a queue.
   void enqueue(const SchedulerContext& ctx, JobIndex j, int queue) {
     JobState& s = state(j);
-    set_waiting(ctx, j, false);
+    set_slot(ctx, j, Slot::None);
     s.queue = queue;
     s.seq = next_seq_++;
-    set_waiting(ctx, j, ctx.job(j).status == JobStatus::Pending);
+    set_slot(ctx, j, slot_of(ctx, j));
   }
 
   // Attained service since the last pass for jobs marked running (demotion, in index order), then
   // the starvation rule for the jobs of queue 1 whose waiting time reached its bound.
   void account(const SchedulerContext& ctx, long long now) {
-    std::sort(marked_.begin(), marked_.end());
+    std::vector<JobIndex> demoted;
     for (JobIndex j : marked_) {
       JobState& s = state(j);
       if (!s.known) continue;
       s.run_s += now - prev_now_;
       const double gpu_s = static_cast<double>(s.run_s) * ctx.job(j).spec->requested_gpus;
-      if (s.queue == 0 && gpu_s >= threshold_gpu_s_) enqueue(ctx, j, 1);
+      if (s.queue == 0 && gpu_s >= threshold_gpu_s_) demoted.push_back(j);
     }
+    std::sort(demoted.begin(), demoted.end());
+    for (JobIndex j : demoted) enqueue(ctx, j, 1);
     std::vector<JobIndex> promoted;
     while (!starving_.empty() && starving_.begin()->first <= now) {
       promoted.push_back(starving_.begin()->second);
@@ -199,10 +210,8 @@ class TiresiasPolicy final : public SchedulingPolicy {
     const auto ntypes = ctx.cluster().gpu_types().size();
     std::vector<int> cap(ntypes);
     for (std::size_t t = 0; t < ntypes; ++t) cap[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
-    std::vector<std::tuple<int, long long, JobIndex>> running;
-    for (JobIndex j : ctx.running()) running.emplace_back(state(j).queue, state(j).seq, j);
-    std::sort(running.begin(), running.end());
-    std::vector<JobIndex> marked;
+    std::vector<JobIndex>& marked = spare_;
+    marked.clear();
     auto visit = [&](JobIndex j) {
       const GpuTypeId type = pick_type(ctx, j, cap);
       set_mark(j, type >= 0, now);
@@ -214,15 +223,12 @@ class TiresiasPolicy final : public SchedulingPolicy {
       cap[static_cast<std::size_t>(type)] -= ctx.job(j).spec->requested_gpus;
       if (ctx.job(j).status != JobStatus::Running) to_start.emplace_back(j, type);
     };
-    std::size_t r = 0;
     for (int q = 0; q < 2; ++q) {
       Queue::Cursor waiting(waiting_[q]);
-      for (;;) {
+      for (auto r = running_[q].begin();;) {
         const Queue::Entry* w = waiting.peek(*std::max_element(cap.begin(), cap.end()));
-        const bool run_next = r < running.size() && std::get<0>(running[r]) == q &&
-                              (w == nullptr || std::get<1>(running[r]) < w->first);
-        if (run_next) {
-          visit(std::get<2>(running[r++]));
+        if (r != running_[q].end() && (w == nullptr || r->first < w->first)) {
+          visit((r++)->second);
         } else if (w != nullptr) {
           const JobIndex j = w->second;
           waiting.pop();
@@ -235,7 +241,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     // Jobs marked last pass that were not visited could not fit: they are unmarked now.
     for (JobIndex j : marked_)
       if (state(j).known && state(j).visited != pass_) set_mark(j, false, now);
-    marked_ = std::move(marked);
+    std::swap(marked_, spare_);
   }
 
   // The type a job would run on with the GPUs not yet promised, or -1: its own type if running,
@@ -257,7 +263,9 @@ class TiresiasPolicy final : public SchedulingPolicy {
   double starvation_;
   std::vector<JobState> state_;                          // [job]
   Queue waiting_[2];                                     // jobs not running, per queue
+  std::set<Queue::Entry> running_[2];                    // running jobs, per queue
   std::vector<JobIndex> marked_;                         // marked running at the last pass
+  std::vector<JobIndex> spare_;                          // marked_ of the pass being decided
   std::set<std::pair<long long, JobIndex>> starving_;    // (due_s, job): queue-1 jobs waiting
   long long prev_now_ = 0;
   long long next_seq_ = 0;
