@@ -27,10 +27,7 @@ class SrtfPolicy final : public SchedulingPolicy {
     sync(ctx);
     if (pending_.size() != ctx.pending().size())
       throw std::logic_error("srtf: waiting jobs out of step with SchedulerContext::changed()");
-    std::vector<Entry> running;
-    running.reserve(ctx.running().size());
-    for (JobIndex j : ctx.running()) running.push_back({remaining_s(ctx, j), j});
-    std::sort(running.begin(), running.end());
+    const std::vector<Entry>& running = rank_running(ctx);
 
     // Plan against the whole cluster: every running job's GPUs are up for grabs. Running and
     // waiting jobs are merged in one (remaining time, index) order.
@@ -59,6 +56,7 @@ class SrtfPolicy final : public SchedulingPolicy {
   struct JobState {
     bool rates_known = false;
     bool waiting = false;   // in pending_ under `key`
+    bool ranked = false;    // in running_
     Entry key{};
   };
 
@@ -74,6 +72,34 @@ class SrtfPolicy final : public SchedulingPolicy {
         pending_.insert(n, s.key);
       }
     }
+  }
+
+  // The running jobs by (remaining time, index). Their order rarely changes between passes (on one
+  // type all run down at the same pace), so last pass's order is kept: still-running jobs are
+  // re-keyed and, when still sorted, merged with the newly started ones instead of re-sorted. The
+  // order is a strict total one, so the result is the full sort's.
+  const std::vector<Entry>& rank_running(const SchedulerContext& ctx) {
+    for (Entry& e : running_) {
+      const bool keep = ctx.job(e.second).status == JobStatus::Running;
+      state(ctx, e.second).ranked = keep;
+      if (keep) e.first = remaining_s(ctx, e.second);
+    }
+    std::erase_if(running_, [&](const Entry& e) { return !state(ctx, e.second).ranked; });
+    const auto kept = static_cast<std::ptrdiff_t>(running_.size());
+    for (JobIndex j : ctx.changed())
+      if (ctx.job(j).status == JobStatus::Running && !state(ctx, j).ranked) {
+        state(ctx, j).ranked = true;
+        running_.push_back({remaining_s(ctx, j), j});
+      }
+    if (running_.size() != ctx.running().size())
+      throw std::logic_error("srtf: running jobs out of step with SchedulerContext::changed()");
+    if (std::is_sorted(running_.begin(), running_.begin() + kept)) {
+      std::sort(running_.begin() + kept, running_.end());
+      std::inplace_merge(running_.begin(), running_.begin() + kept, running_.end());
+    } else {
+      std::sort(running_.begin(), running_.end());
+    }
+    return running_;
   }
 
   // Rate of job j on each type at its requested count, computed once (the model is a function of
@@ -136,6 +162,7 @@ class SrtfPolicy final : public SchedulingPolicy {
   }
 
   Queue pending_;
+  std::vector<Entry> running_;   // last pass's ranking of the running jobs
   std::vector<JobState> state_;  // [job]
   std::vector<double> rates_;    // [job * types + type]
 };
