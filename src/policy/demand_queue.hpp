@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "hetsim/sched/job_runtime.hpp"
+#include "hetsim/workload/job_state.hpp"
 
 namespace hetsim::policy_detail {
 
