@@ -252,40 +252,6 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   return std::nullopt;
 }
 
-std::string cli_flag_of(const std::string& key) {
-  static constexpr std::pair<const char*, const char*> kFlags[] = {
-      {"cluster", "--cluster"},
-      {"cluster_scale", "--cluster-scale"},
-      {"trace", "--trace"},
-      {"format", "--format"},
-      {"heet_round_s", "--heet-round"},
-      {"model", "--model"},
-      {"profiling", "--profiling"},
-      {"profiled_fraction", "--profiled-fraction"},
-      {"profiling_run_s", "--profiling-run-s"},
-      {"profiling_runs", "--profiling-runs"},
-      {"workload", "--workload"},
-      {"profiles", "--profiles"},
-      {"step_model", "--step-model"},
-      {"exact_epochs", "--exact-epochs"},
-      {"sia_restart_costs", "--sia-restart-costs"},
-      {"throughputs", "--throughputs"},
-      {"policy", "--policy"},
-      {"mechanism", "--mechanism"},
-      {"placement", "--placement"},
-      {"restart_overhead_s", "--restart-overhead"},
-      {"interval_s", "--interval"},
-      {"until_s", "--until"},
-      {"seed", "--seed"},
-      {"generator", "--generate"},
-      {"generator.jobs", "--generate"},
-      {"generator.jobs_per_hour", "--jobs-per-hour"},
-  };
-  for (const auto& [k, flag] : kFlags)
-    if (key == k) return flag;
-  return key;
-}
-
 namespace {
 
 // Policy/mechanism combinations: they need the registry to know whether a policy is
