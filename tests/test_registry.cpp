@@ -14,6 +14,7 @@
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/registry.hpp"
 #include "temp_dir.hpp"
+#include "test_support.hpp"
 
 using Catch::Contains;
 using hetsim::test::expect_input_error;
@@ -168,4 +169,20 @@ TEST_CASE("cli: an undeclared --model-param key or an out-of-range value is refu
   const Cluster cluster = *make_preset("default");
   CHECK_THROWS_WITH(make_throughput_model("gavel-table", "/nonexistent.json", {{"comm", "ring"}}, cluster),
                     Contains("--model-param comm") && Contains("(it has: spread)"));
+}
+
+TEST_CASE("docs: the README's run options name every registered format, model and placement", "[registry][docs]") {
+  const std::string readme = test::slurp(test::source_path("README.md"));
+  auto listed_after = [&](const std::string& flag, const std::vector<std::string>& names) {
+    const std::size_t at = readme.find("`" + flag + " ");
+    REQUIRE(at != std::string::npos);
+    const std::string usage = readme.substr(at, readme.find('`', at + 1) - at);
+    for (const std::string& n : names) {
+      INFO(flag << " " << n);
+      CHECK_THAT(usage + "|", Contains(n + "|"));
+    }
+  };
+  listed_after("--format", trace_format_names());
+  listed_after("--model", throughput_model_names());
+  listed_after("--placement", placement_names());
 }
