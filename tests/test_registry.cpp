@@ -165,6 +165,19 @@ TEST_CASE("cli: an undeclared --model-param key or an out-of-range value is refu
   expect_input_error(base + " --model-param ps_shards=0", "field '--model-param ps_shards': must be in [1, 1e+06], got 0");
   expect_input_error("run -q --model duration --model-param spread=consolidated",
                      "field '--model-param spread': model 'duration' takes no parameters (got 'spread')");
+  // Spec validation finds it too, naming the spec key; "auto" waits for the file to pick the model.
+  RunSpec spec;
+  spec.model = "analytic";
+  spec.model_params = {{"overlap", "0.25"}, {"ps_shards", "4"}};
+  CHECK_FALSE(find_run_spec_problem(spec));
+  spec.model_params["shards"] = "4";
+  auto problem = find_run_spec_problem(spec);
+  REQUIRE(problem);
+  CHECK(problem->key == "model_param.shards");
+  CHECK_THAT(problem->message, Contains("model 'analytic' has no parameter 'shards'"));
+  CHECK(cli_flag_of(problem->key) == "--model-param shards");
+  spec.model = "auto";
+  CHECK_FALSE(find_run_spec_problem(spec));
   // The same check in the library, before any file is read.
   const Cluster cluster = *make_preset("default");
   CHECK_THROWS_WITH(make_throughput_model("gavel-table", "/nonexistent.json", {{"comm", "ring"}}, cluster),

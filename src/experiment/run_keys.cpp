@@ -126,8 +126,9 @@ std::string cli_flag_of(const std::string& key) {
   // A group ("generator") is switched on by the flag of its first key.
   for (const RunKey& k : keys)
     if (k.name.starts_with(key + ".")) return k.flag;
-  if (key.starts_with(kParamKeyPrefix)) return "--param";
-  if (key.starts_with(kModelParamKeyPrefix)) return "--model-param";
+  // "model_param.comm" -> "--model-param comm", as the model factory names it.
+  if (key.starts_with(kParamKeyPrefix)) return "--param " + key.substr(kParamKeyPrefix.size());
+  if (key.starts_with(kModelParamKeyPrefix)) return "--model-param " + key.substr(kModelParamKeyPrefix.size());
   return key;
 }
 

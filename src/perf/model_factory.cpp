@@ -133,6 +133,13 @@ ModelRegistry make_default_model_registry() {
 
 std::vector<std::string> throughput_model_names() { return make_default_model_registry().names(); }
 
+std::optional<ParamProblem> find_model_param_problem(const std::string& model, const ModelParams& params) {
+  const ModelRegistry registry = make_default_model_registry();
+  const ModelInfo* info = registry.find(model);
+  if (!info || info->resolves_by_file) return std::nullopt;
+  return find_param_problem(fmt::format("model '{}'", model), info->params, params);
+}
+
 std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
                                                        const ModelParams& params, const Cluster& cluster) {
   const ModelRegistry registry = make_default_model_registry();

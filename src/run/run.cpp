@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/experiment/run_keys.hpp"
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/cf_model.hpp"
@@ -204,6 +205,8 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   if (!one_of(spec.model, throughput_model_names()))
     return P{"model", fmt::format("unknown throughput model '{}' (known: {})", spec.model,
                                   fmt::join(throughput_model_names(), ", "))};
+  if (auto p = find_model_param_problem(spec.model, spec.model_params))
+    return P{std::string(kModelParamKeyPrefix) + p->key, p->message};
   if (!one_of(spec.profiling, {"oracle", "cf"}))
     return P{"profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'"};
   if (!one_of(spec.step_model, {"pollux-table", "pollux-fit"}))

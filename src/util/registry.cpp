@@ -23,23 +23,33 @@ const ParamInfo* find_param(const std::vector<ParamInfo>& declared, const std::s
 
 }  // namespace
 
-void check_params(const std::string& what, const std::vector<ParamInfo>& declared, const ParamValues& given,
-                  const std::string& flag, bool key_in_field) {
+std::optional<ParamProblem> find_param_problem(const std::string& what, const std::vector<ParamInfo>& declared,
+                                               const ParamValues& given) {
   for (const auto& [key, value] : given) {
-    const std::string field = key_in_field ? flag + " " + key : flag;
     const ParamInfo* p = find_param(declared, key);
-    if (!p && declared.empty())
-      throw InputError("", 0, field, fmt::format("{} takes no parameters (got '{}')", what, key));
+    if (!p && declared.empty()) return ParamProblem{key, fmt::format("{} takes no parameters (got '{}')", what, key)};
     if (!p) {
       std::string known;
       for (const ParamInfo& d : declared) known += (known.empty() ? "" : ", ") + d.name;
-      throw InputError("", 0, field, fmt::format("{} has no parameter '{}' (it has: {})", what, key, known));
+      return ParamProblem{key, fmt::format("{} has no parameter '{}' (it has: {})", what, key, known)};
     }
     if (!p->range) continue;
-    const double v = parse_double(value, SourcePos{"", 0, flag + " " + key});
+    double v = 0.0;
+    try {
+      v = parse_double(value, SourcePos{});
+    } catch (const InputError& e) {
+      return ParamProblem{key, e.message()};
+    }
     if (!(v >= p->range->min && v <= p->range->max))
-      throw InputError("", 0, flag + " " + key, fmt::format("must be {}, got {:g}", describe_range(*p->range), v));
+      return ParamProblem{key, fmt::format("must be {}, got {:g}", describe_range(*p->range), v)};
   }
+  return std::nullopt;
+}
+
+void check_params(const std::string& what, const std::vector<ParamInfo>& declared, const ParamValues& given,
+                  const std::string& flag, bool key_in_field) {
+  if (auto p = find_param_problem(what, declared, given))
+    throw InputError("", 0, key_in_field ? flag + " " + p->key : flag, p->message);
 }
 
 std::string describe_params(const std::vector<ParamInfo>& params) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ ModelRegistry make_default_model_registry();
 
 /// Names in the default registry, for help texts and errors.
 std::vector<std::string> throughput_model_names();
+
+/// The first --model-param of `model` that the model does not declare or whose number is out of
+/// range; nullopt when all are fine, the model is unknown or it is "auto" (resolved by the file).
+std::optional<ParamProblem> find_model_param_problem(const std::string& model, const ModelParams& params);
 
 /// Builds a throughput model.
 /// - "auto": by the file, as load_throughput_model() (a job-types JSON selects analytic);

@@ -38,9 +38,19 @@ struct ParamInfo {
 /// Parameter values by key, as given (`--param k=v`, `--model-param k=v`).
 using ParamValues = std::map<std::string, std::string>;
 
-/// Checks `given` against `declared`: every key must be declared and every numeric value must lie
-/// in its range. Throws InputError with field "<flag> <key>" (or "<flag>" when `key_in_field` is
-/// false), naming `what` (e.g. "model 'analytic'") and the accepted keys or range.
+/// What is wrong with one given parameter.
+struct ParamProblem {
+  std::string key;
+  std::string message;  ///< names `what` and the accepted keys, or the range and the value
+};
+
+/// The first given parameter that is not declared or whose number lies outside its range (in key
+/// order); nullopt when all are fine. `what` names the owner in messages ("model 'analytic'").
+std::optional<ParamProblem> find_param_problem(const std::string& what, const std::vector<ParamInfo>& declared,
+                                               const ParamValues& given);
+
+/// find_param_problem() as an InputError with field "<flag> <key>" (or "<flag>" when
+/// `key_in_field` is false).
 void check_params(const std::string& what, const std::vector<ParamInfo>& declared, const ParamValues& given,
                   const std::string& flag, bool key_in_field = true);
 
