@@ -87,14 +87,15 @@ TEST_CASE("registry: the detection error names every registered format and its r
   } catch (const InputError& e) {
     const std::string msg = e.what();
     CHECK_THAT(msg, Contains("odd.txt:2") && Contains("cannot detect"));
-    for (const FormatInfo& f : make_default_format_registry().all()) {
+    const FormatRegistry formats = make_default_format_registry();
+    for (const FormatInfo& f : formats.all()) {
       INFO(f.name);
       CHECK_THAT(msg, Contains(f.name + ": " + f.detect_rule));
     }
   }
   // Every format with a rule is found by it; itp-ef has none (its files look like itp).
-  for (const FormatInfo& f : make_default_format_registry().all())
-    CHECK(static_cast<bool>(f.detect) == (f.name != "itp-ef"));
+  const FormatRegistry formats = make_default_format_registry();
+  for (const FormatInfo& f : formats.all()) CHECK(static_cast<bool>(f.detect) == (f.name != "itp-ef"));
 }
 
 TEST_CASE("cli: hetsim list placements|models|formats prints every registered name with its parameters",
@@ -105,11 +106,13 @@ TEST_CASE("cli: hetsim list placements|models|formats prints every registered na
     return r.output;
   };
   const std::string placements = listed("placements");
-  for (const PlacementInfo& p : make_default_placement_registry().all()) {
+  const PlacementRegistry placement_registry = make_default_placement_registry();
+  for (const PlacementInfo& p : placement_registry.all()) {
     CHECK_THAT(placements, Contains(p.name + "\n  " + p.summary + "\n  source: " + p.source + "\n"));
   }
   const std::string models = listed("models");
-  for (const ModelInfo& m : make_default_model_registry().all()) {
+  const ModelRegistry model_registry = make_default_model_registry();
+  for (const ModelInfo& m : model_registry.all()) {
     INFO(m.name);
     CHECK_THAT(models, Contains(m.name + "\n  " + m.summary + "\n  source: " + m.source + "\n"));
     for (const ParamInfo& p : m.params)
@@ -119,7 +122,8 @@ TEST_CASE("cli: hetsim list placements|models|formats prints every registered na
   CHECK_THAT(models, Contains("--model-param ps_shards=1") && Contains("(in [1, 1e+06])"));
   CHECK_THAT(models, Contains("--model-param spread=unconsolidated"));
   const std::string formats = listed("formats");
-  for (const FormatInfo& f : make_default_format_registry().all()) {
+  const FormatRegistry format_registry = make_default_format_registry();
+  for (const FormatInfo& f : format_registry.all()) {
     INFO(f.name);
     CHECK_THAT(formats, Contains(f.name + "\n  " + f.summary + "\n  source: " + f.source + "\n"));
   }

@@ -18,8 +18,8 @@ namespace {
 // One registry's entries, all in the same layout: name, summary, source, then each parameter as
 // the user writes it (`param_prefix` + name = default) with its help and range.
 template <class Entry>
-void print_entries(const std::vector<Entry>& entries, const std::string& param_prefix) {
-  for (const Entry& e : entries) {
+void print_entries(const Registry<Entry>& registry, const std::string& param_prefix) {
+  for (const Entry& e : registry.all()) {
     fmt::print("{}\n  {}\n  source: {}\n", e.name, e.summary, e.source);
     for (const ParamInfo& p : e.params)
       fmt::print("  {}{}={}  {}{}\n", param_prefix, p.name, p.default_value, p.help,
@@ -43,12 +43,12 @@ struct ListKind {
 // come from here.
 std::vector<ListKind> list_kinds(const PolicyRegistry& policies) {
   return {
-      {"policies", [&policies] { print_entries(policies.all(), "--param "); }},
-      {"placements", [] { print_entries(make_default_placement_registry().all(), "--placement "); }},
-      {"models", [] { print_entries(make_default_model_registry().all(), "--model-param "); }},
+      {"policies", [&policies] { print_entries(policies.entries(), "--param "); }},
+      {"placements", [] { print_entries(make_default_placement_registry(), "--placement "); }},
+      {"models", [] { print_entries(make_default_model_registry(), "--model-param "); }},
       {"formats",
        [] {
-         print_entries(make_default_format_registry().all(), "");
+         print_entries(make_default_format_registry(), "");
          fmt::print("clusters: --cluster alibaba-openb:CSV | alibaba-pai:CSV | alibaba-spot:CSV imports a node inventory\n");
        }},
       {"presets", print_presets},

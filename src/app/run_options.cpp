@@ -60,9 +60,10 @@ std::string model_help() {
 
 std::string model_param_help() {
   std::string per_model;
-  for (const ModelInfo& m : make_default_model_registry().all())
-    if (!m.params.empty()) per_model += fmt::format("; {}: {}", m.name, describe_params(m.params));
-  return "Model parameter key=value (repeatable), defaults" + per_model;
+  const ModelRegistry models = make_default_model_registry();
+  for (const ModelInfo& m : models.all())
+    if (!m.params.empty()) per_model += fmt::format("{}{}: {}", per_model.empty() ? "" : "; ", m.name, describe_params(m.params));
+  return "Model parameter key=value (repeatable; `hetsim list models`), defaults: " + per_model;
 }
 
 std::string placement_help() {

@@ -124,7 +124,7 @@ ModelRegistry make_default_model_registry() {
          "hetsim (docs/models.md): ring / hierarchical all-reduce, parameter server",
          {{"comm", "auto", "ring|hierarchical|ps|hybrid|auto: synchronisation scheme"},
           {"levels", "ar,ar,ar", "with comm=hybrid: ar or ps for node,rack,cluster"},
-          {"ps_shards", "1", "parameter-server shards (whole number)", NumericRange{1, kMaxShards}},
+          {"ps_shards", "1", "parameter-server shards, a whole number", NumericRange{1, kMaxShards}},
           {"overlap", "0.5", "fraction of min(compute, comm) hidden by overlap", NumericRange{0, 1}},
           {"rebalance", "false", "true|false: split the global batch in proportion to worker speed"}},
          make_analytic_model});

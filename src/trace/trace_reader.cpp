@@ -285,7 +285,8 @@ std::optional<TraceFormat> parse_trace_format(std::string_view name) {
 
 std::string to_string(TraceFormat format) {
   if (format == TraceFormat::Auto) return "auto";
-  for (const FormatInfo& info : make_default_format_registry().all())
+  const FormatRegistry registry = make_default_format_registry();
+  for (const FormatInfo& info : registry.all())
     if (info.format == format) return info.name;
   return "unknown";
 }
@@ -322,7 +323,8 @@ Workload read_trace(const std::string& path, TraceFormat format, const TraceOpti
   std::string text = read_file(path);
   if (format == TraceFormat::Auto) format = detect_trace_format(path, text);
   // Each reader sorts (stably) before returning, so the result is already in submit order.
-  for (const FormatInfo& info : make_default_format_registry().all())
+  const FormatRegistry registry = make_default_format_registry();
+  for (const FormatInfo& info : registry.all())
     if (info.format == format) return info.read(path, text, options);
   throw InputError(path, 0, "", "unknown trace format");
 }

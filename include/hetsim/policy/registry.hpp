@@ -35,6 +35,8 @@ class PolicyRegistry {
   const std::vector<PolicyInfo>& all() const { return policies_.all(); }
   /// Looks a policy up; nullptr when unknown.
   const PolicyInfo* find(const std::string& name) const { return policies_.find(name); }
+  /// The policies as the shared registry shape (for code written once for every registry).
+  const Registry<PolicyInfo>& entries() const { return policies_; }
   /// The registered names joined by ", ".
   std::string joined_names() const { return policies_.joined_names(); }
   /// Builds a policy. Throws InputError (field "--policy" or "--param") for an unknown policy name

@@ -75,7 +75,9 @@ class Registry {
       if (e.name == name) return &e;
     return nullptr;
   }
-  const std::vector<Entry>& all() const { return entries_; }
+  const std::vector<Entry>& all() const& { return entries_; }
+  // A loop over make_default_*_registry().all() would read a destroyed temporary: keep the registry.
+  const std::vector<Entry>& all() const&& = delete;
   std::vector<std::string> names() const {
     std::vector<std::string> out;
     for (const Entry& e : entries_) out.push_back(e.name);
