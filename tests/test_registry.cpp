@@ -33,7 +33,7 @@ const char* kJobTypes = R"({"job_types": {"m": {"gradient_bytes": 1000, "step_ti
 
 }  // namespace
 
-TEST_CASE("registry: entries keep registration order; a duplicate name throws", "[registry]") {
+TEST_CASE("registry: entries keep registration order and a duplicate name throws", "[registry]") {
   Registry<Named> r("widget");
   r.add({"b", 1});
   r.add({"a", 2});
