@@ -26,9 +26,9 @@ std::string describe_range(const NumericRange& range);
 /// One declared parameter of a registered entry.
 struct ParamInfo {
   // A constructor, not an aggregate, so three-field declarations need no range placeholder.
-  ParamInfo(std::string name_, std::string default_value_, std::string help_,
-            std::optional<NumericRange> range_ = std::nullopt)
-      : name(std::move(name_)), default_value(std::move(default_value_)), help(std::move(help_)), range(range_) {}
+  ParamInfo(std::string name_in, std::string default_in, std::string help_in,
+            std::optional<NumericRange> range_in = std::nullopt)
+      : name(std::move(name_in)), default_value(std::move(default_in)), help(std::move(help_in)), range(range_in) {}
   std::string name;
   std::string default_value;  ///< as written on the command line; empty = unset
   std::string help;           ///< one line
