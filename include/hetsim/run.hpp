@@ -112,8 +112,10 @@ struct RunSpecProblem {
 /// run_simulation all call it.
 std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec);
 
-/// The command-line flag that sets an experiment-spec key ("interval_s" -> "--interval"); the key
-/// itself when no flag sets it.
+/// The command-line flag that sets an experiment-spec key ("interval_s" -> "--interval"), read
+/// from the flag column of run_keys() (defined in src/experiment/run_keys.cpp); "param.x" and
+/// "model_param.x" give "--param x" and "--model-param x", a group ("generator") its first key's flag, and
+/// a key outside the table itself.
 std::string cli_flag_of(const std::string& key);
 
 /// find_run_spec_problem plus the checks that need the registry (the policy and its parameters,

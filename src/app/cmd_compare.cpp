@@ -30,15 +30,12 @@ std::vector<PolicyVariant> variants(const CompareOptions& o, const RunSpec& base
   std::set<std::string> seen;
   for (const std::string& name : o.policies) {
     const PolicyInfo* info = registry.find(name);
-    if (!info) {
-      std::string known;
-      for (const PolicyInfo& p : registry.all()) known += (known.empty() ? "" : ", ") + p.name;
-      throw InputError("", 0, "--policies", "unknown policy '" + name + "' (known: " + known + ")");
-    }
+    if (!info)
+      throw InputError("", 0, "--policies", "unknown policy '" + name + "' (known: " + registry.joined_names() + ")");
     if (!seen.insert(name).second) throw InputError("", 0, "--policies", "policy '" + name + "' listed twice");
     PolicyVariant v{name, name, {}};
     for (const auto& [k, value] : params)
-      for (const PolicyParamInfo& p : info->params)
+      for (const ParamInfo& p : info->params)
         if (p.name == k) v.params[k] = value;
     out.push_back(std::move(v));
   }

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <fmt/format.h>
 
+#include "hetsim/perf/model_factory.hpp"
+#include "hetsim/sched/placement.hpp"
 #include "hetsim/util/error.hpp"
 
 namespace hetsim::app {
@@ -43,12 +45,40 @@ void add_quiet_flag(CLI::App* cmd, bool& quiet) {
   cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout (errors and warnings still go to stderr)");
 }
 
+namespace {
+
+// Help texts name what the registries hold, so a new placement, model or format shows up here.
+std::string format_help() {
+  return "Trace format: auto (detect by the first line) or " + make_default_format_registry().joined_names() +
+         " (`hetsim list formats`)";
+}
+
+std::string model_help() {
+  return "Throughput model: " + make_default_model_registry().joined_names() +
+         " (`hetsim list models`, docs/models.md); auto = by the --throughputs file";
+}
+
+std::string model_param_help() {
+  std::string per_model;
+  const ModelRegistry models = make_default_model_registry();
+  for (const ModelInfo& m : models.all())
+    if (!m.params.empty()) per_model += fmt::format("{}{}: {}", per_model.empty() ? "" : "; ", m.name, describe_params(m.params));
+  return "Model parameter key=value (repeatable; `hetsim list models`), defaults: " + per_model;
+}
+
+std::string placement_help() {
+  return "Placement policy (event mechanism): " + make_default_placement_registry().joined_names() +
+         " (`hetsim list placements`)";
+}
+
+}  // namespace
+
 void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_option("--cluster", opts.spec.cluster, "Cluster preset name (see `hetsim list presets`), cluster JSON file, or node inventory (alibaba-openb:, alibaba-pai:, alibaba-spot:CSV)")
       ->capture_default_str();
   cmd->add_option("--cluster-scale", opts.spec.cluster_scale, "Copies of every node of the cluster")->capture_default_str();
   cmd->add_option("--trace", opts.spec.trace, "Trace file; omit for the built-in synthetic workload");
-  cmd->add_option("--format", opts.format, "Trace format: auto, native, gavel, philly, heet, pollux, alibaba-openb, itp, itp-ef")->capture_default_str();
+  cmd->add_option("--format", opts.format, format_help())->capture_default_str();
   cmd->add_option("--workload", opts.spec.workload,
                   "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size): goodput model, "
                   "restart overhead 30 s unless --restart-overhead is given");
@@ -68,6 +98,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "Instead of a trace, generate N jobs in Gavel's style (needs a Gavel --throughputs table)");
   opts.jobs_per_hour_option = cmd->add_option("--jobs-per-hour", opts.jobs_per_hour, "Arrival rate of --generate (jobs/hour)")->capture_default_str();
   opts.single_gpu_option = cmd->add_flag("--single-gpu", opts.single_gpu, "With --generate: every job on 1 GPU (default: Philly GPU-count mix)");
+  opts.reference_gpu_option = cmd->add_option("--reference-gpu", opts.reference_gpu,
+                                              "With --generate: GPU type whose measured rate turns durations into steps")
+                                  ->capture_default_str();
   if (with_policy)
     cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
   cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
@@ -76,18 +109,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
                   "policies")
       ->capture_default_str();
-  cmd->add_option("--model", opts.spec.model,
-                  "Throughput model: auto (by the --throughputs file), gavel-table, heet-profile, elasticflow-table, duration, "
-                  "analytic "
-                  "(docs/models.md)")
-      ->capture_default_str();
-  cmd->add_option("--model-param", opts.model_params,
-                  "Model parameter key=value (repeatable); analytic: comm=ring|hierarchical|ps|hybrid|auto, "
-                  "levels=ar,ps,ar, ps_shards=K, overlap=F, rebalance=true|false; gavel-table: "
-                  "spread=unconsolidated|consolidated (consolidated = Gavel's simulator)");
-  cmd->add_option("--placement", opts.spec.placement,
-                  "Placement policy (event mechanism): consolidate, spread, topology-aware, random")
-      ->capture_default_str();
+  cmd->add_option("--model", opts.spec.model, model_help())->capture_default_str();
+  cmd->add_option("--model-param", opts.model_params, model_param_help());
+  cmd->add_option("--placement", opts.spec.placement, placement_help())->capture_default_str();
   opts.restart_option = cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
                                         "Seconds without progress at every start, resume, move or resize of a job")
                             ->capture_default_str();
@@ -135,21 +159,27 @@ RunSpec to_run_spec(const RunOptions& opts) {
   if (!spec.workload.empty() && opts.restart_option && opts.restart_option->count() == 0)
     spec.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
   auto format = parse_trace_format(opts.format);
-  if (!format) throw InputError("", 0, "--format", "unknown trace format '" + opts.format + "'");
+  if (!format)
+    throw InputError("", 0, "--format",
+                     fmt::format("unknown trace format '{}' (known: auto, {})", opts.format,
+                                 make_default_format_registry().joined_names()));
   spec.format = *format;
   spec.params = parse_params(opts.params);
   spec.model_params = parse_params(opts.model_params, "--model-param");
   // Given options are checked, never silently ignored (find_run_spec_problem checks the range).
   if (opts.until_option && opts.until_option->count() > 0) spec.mechanism.until_s = opts.until_s;
   const bool generate = opts.generate_option && opts.generate_option->count() > 0;
-  if (!generate && ((opts.jobs_per_hour_option && opts.jobs_per_hour_option->count() > 0) ||
-                    (opts.single_gpu_option && opts.single_gpu_option->count() > 0)))
-    throw InputError("", 0, "--jobs-per-hour", "--jobs-per-hour and --single-gpu only apply with --generate N");
+  const auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
+  if (!generate && (given(opts.jobs_per_hour_option) || given(opts.single_gpu_option) ||
+                    given(opts.reference_gpu_option)))
+    throw InputError("", 0, "--jobs-per-hour",
+                     "--jobs-per-hour, --single-gpu and --reference-gpu only apply with --generate N");
   if (generate) {
     GavelWorkloadConfig g;
     g.jobs = opts.generate_jobs;
     g.jobs_per_hour = opts.jobs_per_hour;
     g.multi_gpu = !opts.single_gpu;
+    g.reference_gpu = opts.reference_gpu;
     spec.generator = g;
   }
   if (auto problem = find_run_spec_problem(spec))

@@ -20,11 +20,13 @@ struct RunOptions {
   int generate_jobs = 0;
   double jobs_per_hour = 4.0;
   bool single_gpu = false;
+  std::string reference_gpu = GavelWorkloadConfig{}.reference_gpu;
   CLI::Option* restart_option = nullptr;  ///< to tell "not given" from an explicit value
   CLI::Option* until_option = nullptr;
   CLI::Option* generate_option = nullptr;
   CLI::Option* jobs_per_hour_option = nullptr;
   CLI::Option* single_gpu_option = nullptr;
+  CLI::Option* reference_gpu_option = nullptr;
   CLI::Option* step_model_option = nullptr;  ///< an explicit --step-model needs --workload, even the default
   /// --profiled-fraction, --profiling-run-s, --profiling-runs: only meaningful with --profiling cf.
   std::vector<CLI::Option*> cf_options;

@@ -172,11 +172,9 @@ std::vector<PolicyVariant> parse_policies(const Json& list, const std::string& s
       throw InputError(spec_path, 0, field, "expected a policy name or an object");
     }
     if (name.empty()) throw InputError(spec_path, 0, field + ".name", "missing policy name");
-    if (!registry.find(name)) {
-      std::string known;
-      for (const PolicyInfo& p : registry.all()) known += (known.empty() ? "" : ", ") + p.name;
-      throw InputError(spec_path, 0, field + ".name", fmt::format("unknown policy '{}' (known: {})", name, known));
-    }
+    if (!registry.find(name))
+      throw InputError(spec_path, 0, field + ".name",
+                       fmt::format("unknown policy '{}' (known: {})", name, registry.joined_names()));
     // Cross product of the parameter values.
     std::vector<std::size_t> at(params.size(), 0);
     while (true) {

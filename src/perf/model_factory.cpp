@@ -43,7 +43,7 @@ AnalyticConfig analytic_config(const ModelParams& params) {
       if (value != "true" && value != "false") throw InputError("", 0, field, "must be true or false");
       c.rebalance = value == "true";
     } else {
-      throw InputError("", 0, field, "unknown analytic parameter; expected comm, levels, ps_shards, overlap, rebalance");
+      throw std::logic_error("undeclared analytic parameter read: " + key);  // check_params ran first
     }
   }
   if (params.count("levels") && c.comm.algorithm != CommAlgorithm::Hybrid)
@@ -51,54 +51,104 @@ AnalyticConfig analytic_config(const ModelParams& params) {
   return c;
 }
 
-}  // namespace
-
-std::vector<std::string> throughput_model_names() { return {"auto", "gavel-table", "heet-profile", "elasticflow-table", "duration", "analytic"}; }
-
-std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
-                                                       const ModelParams& params, const Cluster& cluster) {
-  if (name == "auto") {
-    // Resolved first, so parameter errors name the model that actually runs.
-    if (path.empty()) {
-      if (!params.empty())
-        throw InputError("", 0, "--model-param " + params.begin()->first,
-                         "without --throughputs the model is 'duration', which takes no parameters");
-      return std::make_unique<DurationModel>(cluster);
-    }
-    const std::string kind = throughput_file_kind(path);
-    return make_throughput_model(kind == "job-types" ? "analytic" : kind, path, params, cluster);
-  }
-  if (name == "analytic") {
-    if (path.empty())
-      throw InputError("", 0, "--throughputs",
-                       "the analytic model needs a Gavel throughput table or a job-types JSON for compute times");
-    const AnalyticConfig config = analytic_config(params);
-    auto profile = throughput_file_kind(path) == "job-types" ? load_job_types_profile(path, cluster)
-                                                             : load_gavel_compute_profile(path, cluster);
-    return std::make_unique<AnalyticModel>(cluster, std::move(profile), config);
-  }
-  if (name != "gavel-table" && name != "heet-profile" && name != "elasticflow-table" && name != "duration")
-    throw InputError("", 0, "--model",
-                     fmt::format("unknown throughput model '{}' (known: {})", name, fmt::join(throughput_model_names(), ", ")));
-  // gavel-table's one parameter; every other table model takes none.
-  bool spread_unconsolidated = true;
-  for (const auto& [key, value] : params) {
-    const std::string field = "--model-param " + key;
-    if (name != "gavel-table") throw InputError("", 0, field, fmt::format("model '{}' takes no parameters", name));
-    if (key != "spread") throw InputError("", 0, field, "unknown gavel-table parameter; expected spread");
-    if (value != "unconsolidated" && value != "consolidated")
-      throw InputError("", 0, field, fmt::format("'{}' is neither unconsolidated nor consolidated", value));
-    spread_unconsolidated = value == "unconsolidated";
-  }
-  if (name == "duration") {
-    if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
-    return std::make_unique<DurationModel>(cluster);
+// The three table models share one loader, which recognises the file; the name must match it.
+std::unique_ptr<ThroughputModel> make_table_model(const std::string& name, const std::string& path,
+                                                  const ModelParams& params, const Cluster& cluster) {
+  bool spread_unconsolidated = true;  // gavel-table's one parameter (declared in the registry)
+  if (auto it = params.find("spread"); it != params.end()) {
+    if (it->second != "unconsolidated" && it->second != "consolidated")
+      throw InputError("", 0, "--model-param spread",
+                       fmt::format("'{}' is neither unconsolidated nor consolidated", it->second));
+    spread_unconsolidated = it->second == "unconsolidated";
   }
   if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
   auto model = load_throughput_model(path, cluster, spread_unconsolidated);
   if (model->name() != name)
     throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
   return model;
+}
+
+std::unique_ptr<ThroughputModel> make_auto_model(const std::string& path, const ModelParams& params,
+                                                 const Cluster& cluster) {
+  // Resolved first, so parameter errors name the model that actually runs.
+  if (path.empty()) {
+    if (!params.empty())
+      throw InputError("", 0, "--model-param " + params.begin()->first,
+                       "without --throughputs the model is 'duration', which takes no parameters");
+    return std::make_unique<DurationModel>(cluster);
+  }
+  const std::string kind = throughput_file_kind(path);
+  return make_throughput_model(kind == "job-types" ? "analytic" : kind, path, params, cluster);
+}
+
+std::unique_ptr<ThroughputModel> make_analytic_model(const std::string& path, const ModelParams& params,
+                                                     const Cluster& cluster) {
+  if (path.empty())
+    throw InputError("", 0, "--throughputs",
+                     "the analytic model needs a Gavel throughput table or a job-types JSON for compute times");
+  const AnalyticConfig config = analytic_config(params);
+  auto profile = throughput_file_kind(path) == "job-types" ? load_job_types_profile(path, cluster)
+                                                           : load_gavel_compute_profile(path, cluster);
+  return std::make_unique<AnalyticModel>(cluster, std::move(profile), config);
+}
+
+ModelInfo table_model(std::string name, std::string summary, std::string source, std::vector<ParamInfo> params = {}) {
+  ModelInfo info{name, std::move(summary), std::move(source), std::move(params), nullptr};
+  info.make = [name](const std::string& path, const ModelParams& p, const Cluster& c) {
+    return make_table_model(name, path, p, c);
+  };
+  return info;
+}
+
+}  // namespace
+
+ModelRegistry make_default_model_registry() {
+  constexpr double kMaxShards = 1'000'000;
+  ModelRegistry r("throughput model");
+  r.add({"auto", "by the --throughputs file (a job-types JSON selects analytic); duration without one", "hetsim", {},
+         make_auto_model, true});
+  r.add(table_model("gavel-table", "measured steps/s per job type, GPU type and scale factor (Gavel JSON)",
+                    "Gavel (Narayanan et al., OSDI 2020) throughputs",
+                    {{"spread", "unconsolidated",
+                      "unconsolidated|consolidated: rates of spread jobs (consolidated = Gavel's simulator)"}}));
+  r.add(table_model("heet-profile", "epoch times per model and GPU type (Heet profiles.json)", "Heet prototype"));
+  r.add(table_model("elasticflow-table", "iterations/s per model, GPU count and batch (throughputs_<GPU>/ folders)",
+                    "ElasticFlow (Gu et al., ASPLOS 2023) profiles"));
+  r.add({"duration", "a job's work is its duration in reference seconds on any GPU (no --throughputs)", "hetsim", {},
+         [](const std::string& path, const ModelParams&, const Cluster& cluster) -> std::unique_ptr<ThroughputModel> {
+           if (!path.empty()) throw InputError("", 0, "--throughputs", "the duration model reads no throughput file");
+           return std::make_unique<DurationModel>(cluster);
+         }});
+  r.add({"analytic",
+         "compute time (Gavel table at scale factor 1 or job-types JSON) plus communication over the topology",
+         "hetsim (docs/models.md): ring / hierarchical all-reduce, parameter server",
+         {{"comm", "auto", "ring|hierarchical|ps|hybrid|auto: synchronisation scheme"},
+          {"levels", "ar,ar,ar", "with comm=hybrid: ar or ps for node,rack,cluster"},
+          {"ps_shards", "1", "parameter-server shards, a whole number", NumericRange{1, kMaxShards}},
+          {"overlap", "0.5", "fraction of min(compute, comm) hidden by overlap", NumericRange{0, 1}},
+          {"rebalance", "false", "true|false: split the global batch in proportion to worker speed"}},
+         make_analytic_model});
+  return r;
+}
+
+std::vector<std::string> throughput_model_names() { return make_default_model_registry().names(); }
+
+std::optional<ParamProblem> find_model_param_problem(const std::string& model, const ModelParams& params) {
+  const ModelRegistry registry = make_default_model_registry();
+  const ModelInfo* info = registry.find(model);
+  if (!info || info->resolves_by_file) return std::nullopt;
+  return find_param_problem(fmt::format("model '{}'", model), info->params, params);
+}
+
+std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,
+                                                       const ModelParams& params, const Cluster& cluster) {
+  const ModelRegistry registry = make_default_model_registry();
+  const ModelInfo* info = registry.find(name);
+  if (!info)
+    throw InputError("", 0, "--model",
+                     fmt::format("unknown throughput model '{}' (known: {})", name, registry.joined_names()));
+  if (!info->resolves_by_file) check_params(fmt::format("model '{}'", name), info->params, params, "--model-param");
+  return info->make(path, params, cluster);
 }
 
 }  // namespace hetsim

@@ -1,7 +1,6 @@
 #include "hetsim/policy/registry.hpp"
 
 #include <fmt/format.h>
-#include <limits>
 #include <stdexcept>
 
 #include "hetsim/policy/builtin.hpp"
@@ -10,39 +9,17 @@
 
 namespace hetsim {
 
-void PolicyRegistry::add(PolicyInfo info) {
-  if (find(info.name)) throw std::logic_error("policy registered twice: " + info.name);
-  policies_.push_back(std::move(info));
-}
-
-const PolicyInfo* PolicyRegistry::find(const std::string& name) const {
-  for (const PolicyInfo& p : policies_)
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
 const PolicyInfo& PolicyRegistry::checked(const std::string& name) const {
   const PolicyInfo* info = find(name);
-  if (!info) {
-    std::string known;
-    for (const PolicyInfo& p : policies_) known += (known.empty() ? "" : ", ") + p.name;
-    throw InputError("", 0, "--policy", fmt::format("unknown policy '{}' (known: {})", name, known));
-  }
+  if (!info) throw InputError("", 0, "--policy", fmt::format("unknown policy '{}' (known: {})", name, joined_names()));
   return *info;
 }
 
 PolicyParams PolicyRegistry::with_defaults(const PolicyInfo& info, const PolicyParams& params) const {
+  check_params(fmt::format("policy '{}'", info.name), info.params, params, "--param", false);
   PolicyParams full;
-  for (const PolicyParamInfo& p : info.params) full[p.name] = p.default_value;
-  for (const auto& [key, value] : params) {
-    if (!full.count(key)) {
-      std::string known;
-      for (const PolicyParamInfo& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
-      throw InputError("", 0, "--param", fmt::format("policy '{}' has no parameter '{}' (it has: {})", info.name, key,
-                                                     known.empty() ? "none" : known));
-    }
-    full[key] = value;
-  }
+  for (const ParamInfo& p : info.params) full[p.name] = p.default_value;
+  for (const auto& [key, value] : params) full[key] = value;
   return full;
 }
 
@@ -76,12 +53,8 @@ double param_double(const PolicyParams& params, const std::string& key) {
 
 double param_double(const PolicyParams& params, const std::string& key, double min, double max) {
   const double v = param_double(params, key);
-  if (!(v >= min && v <= max)) {
-    const std::string range = max >= std::numeric_limits<double>::max()
-                                  ? fmt::format("at least {:g}", min)
-                                  : fmt::format("in [{:g}, {:g}]", min, max);
-    throw InputError("", 0, "--param " + key, fmt::format("must be {}, got {:g}", range, v));
-  }
+  if (!(v >= min && v <= max))
+    throw InputError("", 0, "--param " + key, fmt::format("must be {}, got {:g}", describe_range({min, max}), v));
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "hetsim/cluster/cluster_spec.hpp"
+#include "hetsim/experiment/run_keys.hpp"
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/perf/cf_model.hpp"
@@ -248,6 +249,8 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   if (!one_of(spec.model, throughput_model_names()))
     return P{"model", fmt::format("unknown throughput model '{}' (known: {})", spec.model,
                                   fmt::join(throughput_model_names(), ", "))};
+  if (auto p = find_model_param_problem(spec.model, spec.model_params))
+    return P{std::string(kModelParamKeyPrefix) + p->key, p->message};
   if (!one_of(spec.profiling, {"oracle", "cf"}))
     return P{"profiling", "expected 'oracle' or 'cf', got '" + spec.profiling + "'"};
   if (!one_of(spec.step_model, {"pollux-table", "pollux-fit"}))
@@ -294,40 +297,6 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   if (spec.profiling == "cf" && spec.throughputs.empty())
     return P{"profiling", "'cf' predicts from a measured profile: give --throughputs", true};
   return std::nullopt;
-}
-
-std::string cli_flag_of(const std::string& key) {
-  static constexpr std::pair<const char*, const char*> kFlags[] = {
-      {"cluster", "--cluster"},
-      {"cluster_scale", "--cluster-scale"},
-      {"trace", "--trace"},
-      {"format", "--format"},
-      {"heet_round_s", "--heet-round"},
-      {"model", "--model"},
-      {"profiling", "--profiling"},
-      {"profiled_fraction", "--profiled-fraction"},
-      {"profiling_run_s", "--profiling-run-s"},
-      {"profiling_runs", "--profiling-runs"},
-      {"workload", "--workload"},
-      {"profiles", "--profiles"},
-      {"step_model", "--step-model"},
-      {"exact_epochs", "--exact-epochs"},
-      {"sia_restart_costs", "--sia-restart-costs"},
-      {"throughputs", "--throughputs"},
-      {"policy", "--policy"},
-      {"mechanism", "--mechanism"},
-      {"placement", "--placement"},
-      {"restart_overhead_s", "--restart-overhead"},
-      {"interval_s", "--interval"},
-      {"until_s", "--until"},
-      {"seed", "--seed"},
-      {"generator", "--generate"},
-      {"generator.jobs", "--generate"},
-      {"generator.jobs_per_hour", "--jobs-per-hour"},
-  };
-  for (const auto& [k, flag] : kFlags)
-    if (key == k) return flag;
-  return key;
 }
 
 namespace {

@@ -2,14 +2,30 @@
 
 namespace hetsim {
 
-std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, std::uint64_t seed) {
-  if (name == "consolidate") return std::make_unique<ConsolidatePlacement>();
-  if (name == "spread") return std::make_unique<SpreadPlacement>();
-  if (name == "topology-aware") return std::make_unique<TopologyAwarePlacement>();
-  if (name == "random") return std::make_unique<RandomPlacement>(seed);
-  return nullptr;
+PlacementRegistry make_default_placement_registry() {
+  PlacementRegistry r("placement");
+  r.add({"consolidate",
+         "fewest nodes, then fewest racks, best fit (keeps traffic off NICs and whole nodes free)",
+         "Gavel's and Tiresias's consolidated placement",
+         {},
+         [](std::uint64_t) { return std::make_unique<ConsolidatePlacement>(); }});
+  r.add({"spread", "one GPU per node per pass, nodes with the most free GPUs first, alternating racks",
+         "load-balancing placement (Tiresias-style spread); the communication worst case", {},
+         [](std::uint64_t) { return std::make_unique<SpreadPlacement>(); }});
+  r.add({"topology-aware", "the candidate placement with the highest rate predicted by the run's throughput model",
+         "hetsim (weighs NIC and uplink bottlenecks with --model analytic)", {},
+         [](std::uint64_t) { return std::make_unique<TopologyAwarePlacement>(); }});
+  r.add({"random", "uniformly random free GPUs of the type, seeded by --seed and the job id", "baseline", {},
+         [](std::uint64_t seed) { return std::make_unique<RandomPlacement>(seed); }});
+  return r;
 }
 
-std::vector<std::string> placement_names() { return {"consolidate", "spread", "topology-aware", "random"}; }
+std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, std::uint64_t seed) {
+  const PlacementRegistry registry = make_default_placement_registry();
+  const PlacementInfo* info = registry.find(name);
+  return info ? info->make(seed) : nullptr;
+}
+
+std::vector<std::string> placement_names() { return make_default_placement_registry().names(); }
 
 }  // namespace hetsim

@@ -186,40 +186,6 @@ Workload finish_workload(std::vector<JobSpec> jobs, const std::string& path, Tra
 }  // namespace trace_detail
 
 namespace {
-constexpr TraceFormat kAllFormats[] = {TraceFormat::Auto,   TraceFormat::Native,       TraceFormat::Gavel,
-                                       TraceFormat::Philly, TraceFormat::Heet,         TraceFormat::Pollux,
-                                       TraceFormat::AlibabaOpenb, TraceFormat::Itp,    TraceFormat::ItpEf};
-}  // namespace
-
-std::vector<std::string> trace_format_names() {
-  std::vector<std::string> names;
-  for (TraceFormat f : kAllFormats) names.emplace_back(to_string(f));
-  return names;
-}
-
-std::optional<TraceFormat> parse_trace_format(std::string_view name) {
-  const std::string n = to_lower(trim(name));
-  for (TraceFormat f : kAllFormats)
-    if (n == to_string(f)) return f;
-  return std::nullopt;
-}
-
-const char* to_string(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::Auto: return "auto";
-    case TraceFormat::Native: return "native";
-    case TraceFormat::Gavel: return "gavel";
-    case TraceFormat::Philly: return "philly";
-    case TraceFormat::Heet: return "heet";
-    case TraceFormat::Pollux: return "pollux";
-    case TraceFormat::AlibabaOpenb: return "alibaba-openb";
-    case TraceFormat::Itp: return "itp";
-    case TraceFormat::ItpEf: return "itp-ef";
-  }
-  return "unknown";
-}
-
-namespace {
 
 bool is_integer(std::string_view text) {
   text = trim(text);
@@ -228,47 +194,129 @@ bool is_integer(std::string_view text) {
   return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
 }
 
+// True when the comma-separated line has columns named `a` and `b` (header columns by name).
+bool has_columns(std::string_view line, std::string_view a, std::string_view b) {
+  bool has_a = false, has_b = false;
+  for (std::string_view f : split(line, ',')) {
+    has_a = has_a || trim(f) == a;
+    has_b = has_b || trim(f) == b;
+  }
+  return has_a && has_b;
+}
+
+std::function<bool(std::string_view)> header_prefix(std::string_view prefix) {
+  return [prefix](std::string_view line) { return trim(line).starts_with(prefix); };
+}
+
+std::function<bool(std::string_view)> header_with(std::string_view a, std::string_view b) {
+  return [a, b](std::string_view line) { return has_columns(line, a, b); };
+}
+
+bool is_gavel_row(std::string_view line) {
+  // Gavel's simulator traces have 7 fields; its physical-cluster and Shockwave's traces, read by
+  // the same reader, have 10 and 12.
+  const std::size_t tabs = split(line, '\t').size();
+  return tabs == 7 || tabs == 10 || tabs == 12;
+}
+
+bool is_heet_row(std::string_view line) {
+  // The Heet trace has no header: a numeric first field tells a data row from a header row.
+  const std::vector<std::string_view> fields = split(line, ',');
+  return fields.size() == 5 && is_integer(fields[0]) && is_integer(fields[3]);
+}
+
+Workload read_itp_by_duration(const std::string& path, std::string_view text, const TraceOptions&) {
+  return read_itp_trace(path, text, false);
+}
+
+Workload read_itp_by_iterations(const std::string& path, std::string_view text, const TraceOptions&) {
+  return read_itp_trace(path, text, true);
+}
+
+// Adapts a reader that needs no options to the registry's reader signature.
+template <Workload (*Read)(const std::string&, std::string_view)>
+Workload without_options(const std::string& path, std::string_view text, const TraceOptions&) {
+  return Read(path, text);
+}
+
+}  // namespace
+
+FormatRegistry make_default_format_registry() {
+  using F = TraceFormat;
+  FormatRegistry r("trace format");
+  r.add({"philly", "Philly jobs as flattened by the Pollux authors (philly.csv)", "Microsoft Philly via Pollux", {},
+         F::Philly, without_options<read_philly_trace>, header_prefix("timestamp,duration,num_gpus"),
+         "a header starting timestamp,duration,num_gpus"});
+  r.add({"pollux", "Pollux/Sia workload CSV (name,time,application,num_replicas,batch_size)", "Pollux (OSDI 2021), Sia",
+         {}, F::Pollux, without_options<read_pollux_workload>, header_prefix("name,time,application"),
+         "a header starting name,time,application"});
+  r.add({"alibaba-openb", "Alibaba OpenB pod list (openb_pod_list_*.csv); CPU-only pods skipped and counted",
+         "Alibaba clusterdata cluster-trace-gpu-v2023", {}, F::AlibabaOpenb,
+         without_options<read_alibaba_openb_trace>, header_prefix("name,cpu_milli,memory_mib,num_gpu"),
+         "a header starting name,cpu_milli,memory_mib,num_gpu"});
+  r.add({"native", "hetsim's CSV with a header (docs/trace-format.md)", "hetsim", {}, F::Native,
+         without_options<read_native_trace>, header_with("job_id", "submit_s"),
+         "a CSV header with columns job_id and submit_s"});
+  r.add({"itp", "Microsoft ITP trace (raw or ElasticFlow's), work = duration", "Microsoft ITP via ElasticFlow", {},
+         F::Itp, read_itp_by_duration, header_with("job_id", "submission_time"),
+         "a CSV header with columns job_id and submission_time"});
+  r.add({"itp-ef", "ElasticFlow's ITP trace, work = num_iteration (with --throughputs elasticflow-profiles)",
+         "ElasticFlow (ASPLOS 2023)", {}, F::ItpEf, read_itp_by_iterations, nullptr,
+         "never detected (an itp-ef file is detected as itp)"});
+  r.add({"gavel", "Gavel .trace files (7, 10 or 12 tab-separated fields)", "Gavel (OSDI 2020), Shockwave", {},
+         F::Gavel, without_options<read_gavel_trace>, is_gavel_row, "a row of 7, 10 or 12 tab-separated fields"});
+  r.add({"heet", "Heet prototype trace.dat (arrival round, model, epochs, GPUs, batch)", "Heet prototype",
+         {{"--heet-round", "120", "seconds per arrival round (> 0)"}}, F::Heet, read_heet_trace,
+         is_heet_row, "a headerless row of 5 comma-separated fields, the 1st and 4th whole numbers"});
+  return r;
+}
+
+std::vector<std::string> trace_format_names() {
+  std::vector<std::string> names{"auto"};
+  for (const std::string& n : make_default_format_registry().names()) names.push_back(n);
+  return names;
+}
+
+std::optional<TraceFormat> parse_trace_format(std::string_view name) {
+  const std::string n = to_lower(trim(name));
+  if (n == "auto") return TraceFormat::Auto;
+  const FormatRegistry registry = make_default_format_registry();
+  if (const FormatInfo* info = registry.find(n)) return info->format;
+  return std::nullopt;
+}
+
+std::string to_string(TraceFormat format) {
+  if (format == TraceFormat::Auto) return "auto";
+  const FormatRegistry registry = make_default_format_registry();
+  for (const FormatInfo& info : registry.all())
+    if (info.format == format) return info.name;
+  return "unknown";
+}
+
+namespace {
+
+// The detection error: every registered format with what detection looks for.
+std::string detection_help(const FormatRegistry& registry) {
+  std::string rules;
+  for (const FormatInfo& info : registry.all())
+    rules += fmt::format("{}{}: {}", rules.empty() ? "" : "; ", info.name, info.detect_rule);
+  return "cannot detect the trace format from this line (" + rules + "); pass the format explicitly";
+}
+
 }  // namespace
 
 TraceFormat detect_trace_format(const std::string& path, std::string_view text) {
   using trace_detail::LineCursor;
+  const FormatRegistry registry = make_default_format_registry();
   LineCursor cursor(text);
   // Comment lines are skipped too: a native trace may open with '#' notes before its header, and
   // no foreign format starts a line with '#'.
   while (cursor.next()) {
     std::string_view line = cursor.line();
     if (trace_detail::is_blank(line) || trace_detail::is_comment(line)) continue;
-
-    if (trim(line).starts_with("timestamp,duration,num_gpus")) return TraceFormat::Philly;
-    if (trim(line).starts_with("name,time,application")) return TraceFormat::Pollux;
-    if (trim(line).starts_with("name,cpu_milli,memory_mib,num_gpu")) return TraceFormat::AlibabaOpenb;
-
-    std::vector<std::string_view> fields = split(line, ',');
-    bool has_job_id = false;
-    bool has_submit = false;
-    for (std::string_view f : fields) {
-      has_job_id = has_job_id || trim(f) == "job_id";
-      has_submit = has_submit || trim(f) == "submit_s";
-    }
-    if (has_job_id && has_submit) return TraceFormat::Native;
-    // ITP traces (raw and ElasticFlow's): duration-based unless the user asks for itp-ef.
-    bool has_submission = false;
-    for (std::string_view f : fields) has_submission = has_submission || trim(f) == "submission_time";
-    if (has_job_id && has_submission) return TraceFormat::Itp;
-
-    // Gavel's simulator traces have 7 fields; its physical-cluster and Shockwave's traces, read by
-    // the same reader, have 10 and 12.
-    std::size_t tabs = split(line, '\t').size();
-    if (tabs == 7 || tabs == 10 || tabs == 12) return TraceFormat::Gavel;
-
-    // The Heet trace has no header: a numeric first field tells a data row from a header row.
-    if (fields.size() == 5 && is_integer(fields[0]) && is_integer(fields[3])) {
-      return TraceFormat::Heet;
-    }
-    throw InputError(path, cursor.number(), "",
-                     "cannot detect the trace format from this line (expected a philly or native "
-                     "CSV header, a tab-separated gavel row, or a 5-field heet row); pass the "
-                     "format explicitly");
+    for (const FormatInfo& info : registry.all())
+      if (info.detect && info.detect(line)) return info.format;
+    throw InputError(path, cursor.number(), "", detection_help(registry));
   }
   throw InputError(path, 0, "", "cannot detect the trace format: the file has no data");
 }
@@ -277,17 +325,9 @@ Workload read_trace(const std::string& path, TraceFormat format, const TraceOpti
   std::string text = read_file(path);
   if (format == TraceFormat::Auto) format = detect_trace_format(path, text);
   // Each reader sorts (stably) before returning, so the result is already in submit order.
-  switch (format) {
-    case TraceFormat::Native: return read_native_trace(path, text);
-    case TraceFormat::Gavel: return read_gavel_trace(path, text);
-    case TraceFormat::Philly: return read_philly_trace(path, text);
-    case TraceFormat::Heet: return read_heet_trace(path, text, options);
-    case TraceFormat::Pollux: return read_pollux_workload(path, text);
-    case TraceFormat::AlibabaOpenb: return read_alibaba_openb_trace(path, text);
-    case TraceFormat::Itp: return read_itp_trace(path, text, false);
-    case TraceFormat::ItpEf: return read_itp_trace(path, text, true);
-    case TraceFormat::Auto: break;
-  }
+  const FormatRegistry registry = make_default_format_registry();
+  for (const FormatInfo& info : registry.all())
+    if (info.format == format) return info.read(path, text, options);
   throw InputError(path, 0, "", "unknown trace format");
 }
 

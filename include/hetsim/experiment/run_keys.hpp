@@ -21,6 +21,7 @@ enum class RunKeyKind { Text, Path, Folder, Cluster, Table, Number, Integer, Boo
 /// One settable RunSpec field.
 struct RunKey {
   std::string name;  ///< dotted spec key, e.g. "interval_s", "generator.jobs_per_hour"
+  std::string flag;  ///< the `hetsim run` flag that sets it (cli_flag_of), e.g. "--interval"
   RunKeyKind kind = RunKeyKind::Text;
   std::string help;  ///< one line for docs and errors
   /// Stores a value already checked against `kind` (and path-resolved) into the spec. Throws

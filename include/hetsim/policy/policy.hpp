@@ -12,6 +12,7 @@
 
 #include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/util/registry.hpp"
 #include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
@@ -84,12 +85,8 @@ class PolicyView {
   std::span<const JobIndex> changed_;
 };
 
-/// Declared parameter of a policy, printed by `hetsim list policies`.
-struct PolicyParamInfo {
-  std::string name;
-  std::string default_value;
-  std::string help;
-};
+/// Declared parameter of a policy, printed by `hetsim list policies` (the shared registry shape).
+using PolicyParamInfo = ParamInfo;
 
 /// Policy parameters given on the command line (`--param key=value`), checked against the
 /// declared ones by the registry before a policy is built.

@@ -8,6 +8,7 @@
 
 #include "hetsim/policy/allocation.hpp"
 #include "hetsim/policy/policy.hpp"
+#include "hetsim/util/registry.hpp"
 
 namespace hetsim {
 
@@ -16,7 +17,7 @@ struct PolicyInfo {
   std::string name;
   std::string summary;  ///< one line: what it does
   std::string source;   ///< the paper or system it follows
-  std::vector<PolicyParamInfo> params;
+  std::vector<ParamInfo> params;
   /// Builds the policy; receives the checked parameters (defaults filled in) and the run seed.
   /// nullptr for allocation-only policies (they run under the round-based time-sharing mechanism).
   std::function<std::unique_ptr<SchedulingPolicy>(const PolicyParams&, std::uint64_t seed)> make;
@@ -25,15 +26,19 @@ struct PolicyInfo {
   std::function<std::unique_ptr<AllocationPolicy>(const PolicyParams&, std::uint64_t seed)> make_allocation;
 };
 
-/// Policies by name, in registration order.
+/// Policies by name, in registration order: the shared Registry shape plus the policy factories.
 class PolicyRegistry {
  public:
   /// Adds a policy; throws std::logic_error on a duplicate name.
-  void add(PolicyInfo info);
+  void add(PolicyInfo info) { policies_.add(std::move(info)); }
   /// All policies in registration order.
-  const std::vector<PolicyInfo>& all() const { return policies_; }
+  const std::vector<PolicyInfo>& all() const { return policies_.all(); }
   /// Looks a policy up; nullptr when unknown.
-  const PolicyInfo* find(const std::string& name) const;
+  const PolicyInfo* find(const std::string& name) const { return policies_.find(name); }
+  /// The policies as the shared registry shape (for code written once for every registry).
+  const Registry<PolicyInfo>& entries() const { return policies_; }
+  /// The registered names joined by ", ".
+  std::string joined_names() const { return policies_.joined_names(); }
   /// Builds a policy. Throws InputError (field "--policy" or "--param") for an unknown policy name
   /// (listing the known ones), an undeclared parameter or a malformed value.
   std::unique_ptr<SchedulingPolicy> make(const std::string& name, const PolicyParams& params,
@@ -46,7 +51,7 @@ class PolicyRegistry {
  private:
   const PolicyInfo& checked(const std::string& name) const;
   PolicyParams with_defaults(const PolicyInfo& info, const PolicyParams& params) const;
-  std::vector<PolicyInfo> policies_;
+  Registry<PolicyInfo> policies_{"policy"};
 };
 
 /// The registry with every built-in policy.

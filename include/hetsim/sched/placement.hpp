@@ -2,12 +2,14 @@
 /// Placement: which exact GPUs a job gets once the policy chose a GPU type and count. One policy
 /// per file under src/sched/placement_*.cpp; docs/policies.md describes each.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/util/registry.hpp"
 #include "hetsim/workload/job.hpp"
 
 namespace hetsim {
@@ -69,9 +71,23 @@ class RandomPlacement final : public PlacementPolicy {
   std::uint64_t seed_;
 };
 
-/// Builds a placement policy by name; nullptr when unknown. `seed` feeds `random`.
+/// Everything needed to list and build one placement policy (the shared registry shape).
+struct PlacementInfo {
+  std::string name;
+  std::string summary;  ///< one line: the rule
+  std::string source;   ///< where the rule comes from
+  std::vector<ParamInfo> params;  ///< none of the built-in placements takes parameters yet
+  /// Builds the placement; `seed` is the run seed (used by `random`).
+  std::function<std::unique_ptr<PlacementPolicy>(std::uint64_t seed)> make;
+};
+using PlacementRegistry = Registry<PlacementInfo>;
+
+/// The registry with every built-in placement, `consolidate` (the default) first.
+PlacementRegistry make_default_placement_registry();
+
+/// Builds a placement policy of the default registry by name; nullptr when unknown.
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, std::uint64_t seed = 0);
-/// Names accepted by make_placement, for help texts and errors.
+/// Names in the default registry, for help texts and errors.
 std::vector<std::string> placement_names();
 
 }  // namespace hetsim

@@ -8,11 +8,13 @@
 ///  - a row that is well-formed but describes a job that cannot run (negative duration, zero GPUs)
 ///    becomes a JobSpec with `invalid_reason` set; the run rejects it at admission with that
 ///    reason, so it is counted, never silently dropped.
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hetsim/util/registry.hpp"
 #include "hetsim/workload/job.hpp"
 
 namespace hetsim {
@@ -20,25 +22,40 @@ namespace hetsim {
 /// Trace formats hetsim reads natively (see docs/trace-format.md).
 enum class TraceFormat { Auto, Native, Gavel, Philly, Heet, Pollux, AlibabaOpenb, Itp, ItpEf };
 
-/// Parses "auto", "native", "gavel", "philly", "heet", "pollux", "alibaba-openb", "itp",
-/// "itp-ef"; nullopt otherwise.
-std::optional<TraceFormat> parse_trace_format(std::string_view name);
-/// Every name parse_trace_format() accepts, in the order above (for help texts, errors, docs checks).
-std::vector<std::string> trace_format_names();
-/// Lower-case name of a format.
-const char* to_string(TraceFormat format);
-
 /// Options some formats need.
 struct TraceOptions {
   double heet_round_s = 120.0;  ///< length of one scheduling round in the Heet prototype's trace
 };
 
-/// Guesses the format from the file's first non-empty line: a header starting with
-/// "timestamp,duration,num_gpus" is philly; a header starting with "name,time,application" is
-/// pollux; a header starting with "name,cpu_milli,memory_mib,num_gpu" is alibaba-openb; a header
-/// containing "job_id" and "submission_time" is itp; a header containing "job_id" and "submit_s" is native;
-/// a tab-separated line with 7, 10 or 12 fields is gavel; 5 comma-separated fields without a header is heet.
-/// Throws InputError naming the file when none fits.
+/// Everything needed to list, detect and read one trace format (the shared registry shape).
+struct FormatInfo {
+  std::string name;     ///< as given to --format
+  std::string summary;  ///< one line: what the file looks like
+  std::string source;   ///< who publishes such traces
+  std::vector<ParamInfo> params;  ///< options the reader takes (as their --flags)
+  TraceFormat format = TraceFormat::Native;
+  std::function<Workload(const std::string& path, std::string_view text, const TraceOptions&)> read;
+  /// True when the first non-blank, non-comment line is of this format; empty when the format
+  /// cannot be told from its first line (ask for it with --format).
+  std::function<bool(std::string_view line)> detect;
+  std::string detect_rule;  ///< what detect() looks for, for the detection error and docs
+};
+using FormatRegistry = Registry<FormatInfo>;
+
+/// The registry with every built-in format. Detection tries them in this order (the first match
+/// wins), which is why philly, pollux and alibaba-openb (fixed header prefixes) come first.
+FormatRegistry make_default_format_registry();
+
+/// Parses "auto" or a registered format name (case-insensitive); nullopt otherwise.
+std::optional<TraceFormat> parse_trace_format(std::string_view name);
+/// Every name parse_trace_format() accepts: "auto", then the registry's (for help texts, errors, docs checks).
+std::vector<std::string> trace_format_names();
+/// Lower-case name of a format, from the registry.
+std::string to_string(TraceFormat format);
+
+/// Guesses the format from the file's first non-blank, non-comment line with the registry's
+/// detection rules, in registration order (FormatInfo::detect_rule says what each looks for).
+/// Throws InputError naming the file and line, and every format with its rule, when none fits.
 TraceFormat detect_trace_format(const std::string& path, std::string_view text);
 
 /// Reads a trace file in `format` (Auto = detect). Throws InputError on unreadable input.
