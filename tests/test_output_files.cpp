@@ -181,3 +181,11 @@ TEST_CASE("csv_cell quotes commas, quotes and line breaks; jobs.csv quotes gpu_t
   CHECK(row.rfind("\"j,1\",", 0) == 0);
   CHECK_THAT(row, Contains(",\"v,1|x\"\"y\","));
 }
+
+TEST_CASE("summary.json of a trace whose file name is not UTF-8 is written, the bad byte replaced") {
+  hetsim::RunSummary summary;
+  hetsim::RunInfo info{"default", std::string("traces/x\xff.csv"), "native", "fifo", "consolidate", "duration", 0, "event"};
+  std::ostringstream out;
+  REQUIRE_NOTHROW(hetsim::write_summary_json(out, summary, info));
+  CHECK_THAT(out.str(), Catch::Contains("traces/x\xef\xbf\xbd.csv"));  // U+FFFD
+}

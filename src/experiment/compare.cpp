@@ -117,7 +117,7 @@ void write_compare_json(std::ostream& out, const std::vector<CompareEntry>& entr
     j["metrics"] = std::move(m);
     all.push_back(std::move(j));
   }
-  out << all.dump(2) << '\n';
+  out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace hetsim

@@ -151,7 +151,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
     j["rows_skipped"] = s.rows_skipped;
     j["input_notes"] = s.input_notes;
   }
-  out << j.dump(2) << "\n";
+  // A path with bytes that are not UTF-8 (a trace file name) is written with U+FFFD, not refused.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& info) {

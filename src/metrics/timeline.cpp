@@ -109,7 +109,7 @@ void TimelineRecorder::write(std::ostream& out) const {
   root["traceEvents"] = std::move(events);
   root["displayTimeUnit"] = "ms";
   root["otherData"] = {{"generator", "hetsim"}, {"time_unit", "1 us of trace time = 1 us of simulated time"}};
-  out << root.dump(1) << '\n';
+  out << root.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 void UtilizationRecorder::on_run_start(const Cluster& cluster) {
