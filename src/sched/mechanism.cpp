@@ -98,6 +98,7 @@ void Mechanism::on_completion(JobIndex j, std::uint64_t generation) {
 
 void Mechanism::on_round_tick() {
   tick_scheduled_ = false;
+  check_round_limit(++rounds_, config_.max_rounds, config_.interval_s, sim_.now());
   run_policy();
   if (!table_.pending().empty() || !table_.running().empty()) {
     sim_.schedule(sim_.now() + SimTime::from_seconds(config_.interval_s), EventClass::RoundTick);
