@@ -6,16 +6,55 @@ namespace hetsim {
 
 RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs)
     : cluster_(cluster),
-      records_(jobs),
-      restart_len_s_(jobs, 0.0),
-      alloc_since_s_(jobs, 0.0),
+      rows_(jobs),
       types_used_(jobs * cluster.gpu_types().size(), 0),
       busy_by_type_(cluster.gpu_types().size(), 0.0),
-      arrived_(jobs, 0),
       used_on_node_(cluster.nodes().size(), 0) {}
 
 void RunRecorder::set_ideal_runtimes(const std::vector<double>& ideal_s) {
-  for (std::size_t i = 0; i < records_.size() && i < ideal_s.size(); ++i) records_[i].ideal_s = ideal_s[i];
+  for (std::size_t i = 0; i < rows_.size() && i < ideal_s.size(); ++i) rows_[i].ideal_s = ideal_s[i];
+}
+
+void RunRecorder::build_records() const {
+  if (built_) return;
+  built_ = true;
+  const std::size_t ntypes = cluster_.gpu_types().size();
+  records_.resize(rows_.size());
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const Row& w = rows_[i];
+    JobRecord& r = records_[i];
+    if (w.spec) {
+      r.job_id = w.spec->id;
+      r.submit_s = w.spec->submit.seconds();
+      r.requested_gpus = w.spec->requested_gpus;
+    }
+    r.start_s = w.start_s;
+    r.finish_s = w.finish_s;
+    r.gpus = w.gpus;
+    for (std::size_t t = 0; t < ntypes; ++t) {
+      if (!types_used_[i * ntypes + t]) continue;
+      if (!r.gpu_types.empty()) r.gpu_types += '|';
+      r.gpu_types += cluster_.gpu_types()[t].name;
+    }
+    r.preemptions = w.preemptions;
+    r.restarts = w.restarts;
+    r.restart_s = w.restart_s;
+    r.gpu_s = w.gpu_s;
+    r.ideal_s = w.ideal_s;
+    r.active_at_arrival = w.active_at_arrival;
+    r.status = w.status;
+  }
+  for (const auto& [i, why] : reasons_) records_[i].reason = why;  // the last one given wins
+}
+
+const std::vector<JobRecord>& RunRecorder::records() const {
+  build_records();
+  return records_;
+}
+
+std::vector<JobRecord> RunRecorder::take_records() {
+  build_records();
+  return std::move(records_);
 }
 
 double JobRecord::ftf_rho() const {
@@ -47,7 +86,7 @@ void RunRecorder::change_used(std::span<const GpuId> gpus, int delta) {
 // Every job of a same-instant group gets the count after the group's last admission; writing it
 // once per group (not once per member at every admission) keeps a burst of N arrivals O(N).
 void RunRecorder::close_group() {
-  for (std::size_t k : group_) records_[k].active_at_arrival = group_active_;
+  for (std::size_t k : group_) rows_[k].active_at_arrival = group_active_;
   group_.clear();
 }
 
@@ -59,17 +98,15 @@ void RunRecorder::on_run_end(SimTime end) {
 
 void RunRecorder::on_event(const JobEvent& e) {
   auto i = static_cast<std::size_t>(e.job);
-  JobRecord& r = records_[i];
+  Row& r = rows_[i];
   const double now = e.time.seconds();
   switch (e.kind) {
     case JobEventKind::Arrived:
     case JobEventKind::Rejected:
-      r.job_id = e.spec->id;
-      r.submit_s = e.spec->submit.seconds();
-      r.requested_gpus = e.spec->requested_gpus;
+      r.spec = e.spec;
       if (e.kind == JobEventKind::Arrived) {
         // Jobs admitted at the same instant share N: each sees the others that arrived with it.
-        arrived_[i] = 1;
+        r.arrived = true;
         ++active_;
         if (!group_.empty() && e.time != group_time_) close_group();
         group_time_ = e.time;
@@ -78,40 +115,34 @@ void RunRecorder::on_event(const JobEvent& e) {
       }
       if (e.kind == JobEventKind::Rejected) {
         r.status = JobStatus::Rejected;
-        r.reason = std::string(e.reason);
+        reasons_.emplace_back(i, std::string(e.reason));
       }
       break;
     case JobEventKind::Started: {
       if (r.start_s < 0) r.start_s = now;
       r.gpus = static_cast<int>(e.gpus.size());
-      alloc_since_s_[i] = now;
+      r.alloc_since_s = now;
       char* used = &types_used_[i * cluster_.gpu_types().size()];
       for (GpuId g : e.gpus) used[static_cast<std::size_t>(cluster_.type_of(g))] = 1;
       if (e.restart) ++r.restarts;
-      restart_len_s_[i] = e.restart ? e.restart_s : 0.0;
+      r.restart_len_s = e.restart ? e.restart_s : 0.0;
       integrate_to(now);
       change_used(e.gpus, +1);
-      r.gpu_types.clear();
-      for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t) {
-        if (!used[t]) continue;
-        if (!r.gpu_types.empty()) r.gpu_types += '|';
-        r.gpu_types += cluster_.gpu_types()[t].name;
-      }
       break;
     }
     case JobEventKind::Stopped:
     case JobEventKind::Completed: {
-      double held = now - alloc_since_s_[i];
+      double held = now - r.alloc_since_s;
       integrate_to(now);
       change_used(e.gpus, -1);
       for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
       r.gpu_s += held * static_cast<double>(e.gpus.size());
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
-      if (!e.gpus.empty() && restart_len_s_[i] > 0.0) r.restart_s += std::min(held, restart_len_s_[i]);
-      restart_len_s_[i] = 0.0;
+      if (!e.gpus.empty() && r.restart_len_s > 0.0) r.restart_s += std::min(held, r.restart_len_s);
+      r.restart_len_s = 0.0;
       if (e.stop_reason == StopReason::Preempted) ++r.preemptions;
       if (e.kind == JobEventKind::Completed) {
-        if (arrived_[i]) --active_;
+        if (r.arrived) --active_;
         r.finish_s = now;
         if (r.start_s < 0) r.start_s = now;  // zero-work job: done on arrival
         r.status = JobStatus::Completed;
@@ -119,12 +150,10 @@ void RunRecorder::on_event(const JobEvent& e) {
       break;
     }
     case JobEventKind::Unfinished:
-      if (arrived_[i]) --active_;
-      r.job_id = e.spec->id;
-      r.submit_s = e.spec->submit.seconds();
-      r.requested_gpus = e.spec->requested_gpus;
+      if (r.arrived) --active_;
+      r.spec = e.spec;
       r.status = JobStatus::Unfinished;
-      r.reason = std::string(e.reason);
+      reasons_.emplace_back(i, std::string(e.reason));
       break;
   }
 }

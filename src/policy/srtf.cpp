@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "demand_queue.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -43,7 +44,7 @@ class SrtfPolicy final : public SchedulingPolicy {
   using Entry = std::pair<double, JobIndex>;  // (remaining time s, job)
   using Queue = policy_detail::DemandQueue<double>;
   struct JobState {
-    bool rates_known = false;
+    std::vector<double> rates;  // [type] at the requested count; empty until first asked
     bool waiting = false;   // in pending_ under `key`
     bool ranked = false;    // in running_
     bool bounded = false;   // in bound_ under `bound`
@@ -138,6 +139,9 @@ class SrtfPolicy final : public SchedulingPolicy {
       if (s.bounded && !run) bound_.erase(s.bound);
       if (run && !s.bounded) s.bound = *bound_.insert({remaining_s(ctx, j), j}).first;
       s.bounded = run;
+      // A job that has ended is forgotten (its stale running_ entry goes at the next ranking), so
+      // the state kept is the active jobs', not every job's of the run.
+      if (!s.waiting && !run) state_.erase(j);
     }
   }
 
@@ -150,7 +154,9 @@ class SrtfPolicy final : public SchedulingPolicy {
     std::size_t out = 0, kept = 0;
     for (std::size_t i = 0; i < running_.size(); ++i) {
       const JobIndex j = running_[i].second;
-      JobState& s = state(ctx, j);
+      auto it = state_.find(j);
+      if (it == state_.end()) continue;  // ended: forgotten
+      JobState& s = it->second;
       s.ranked = ctx.job(j).status == JobStatus::Running;
       if (!s.ranked) continue;
       kept += i < sorted_ ? 1 : 0;
@@ -177,25 +183,17 @@ class SrtfPolicy final : public SchedulingPolicy {
   const double* rates(const PolicyView& ctx, JobIndex j) {
     const auto ntypes = ctx.cluster().gpu_types().size();
     JobState& s = state(ctx, j);
-    double* r = &rates_[static_cast<std::size_t>(j) * ntypes];
-    if (!s.rates_known) {
+    if (s.rates.empty()) {
       const JobSpec& spec = *ctx.job(j).spec;
+      s.rates.resize(ntypes);
       for (std::size_t t = 0; t < ntypes; ++t)
-        r[t] = ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
-      s.rates_known = true;
+        s.rates[t] = ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
     }
-    return r;
+    return s.rates.data();
   }
 
-  // Per-job state, grown to the job's index on first sight.
-  JobState& state(const PolicyView& ctx, JobIndex j) {
-    const auto k = static_cast<std::size_t>(j);
-    if (k >= state_.size()) {
-      state_.resize(k + 1);
-      rates_.resize((k + 1) * ctx.cluster().gpu_types().size());
-    }
-    return state_[k];
-  }
+  // State of an active job, made on first sight.
+  JobState& state(const PolicyView&, JobIndex j) { return state_[j]; }
 
   double remaining_s(const PolicyView& ctx, JobIndex j) {
     const double* r = rates(ctx, j);
@@ -235,8 +233,7 @@ class SrtfPolicy final : public SchedulingPolicy {
   std::vector<Entry> running_;   // last merged fill's ranking of the running jobs, then those started since
   std::size_t sorted_ = 0;       // entries of running_ in that ranking
   std::set<Entry> bound_;        // running jobs by a key at least their remaining time
-  std::vector<JobState> state_;  // [job]
-  std::vector<double> rates_;    // [job * types + type]
+  std::unordered_map<JobIndex, JobState> state_;  // active jobs
 };
 
 }  // namespace

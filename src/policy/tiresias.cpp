@@ -29,6 +29,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "demand_queue.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -98,10 +99,12 @@ class TiresiasPolicy final : public SchedulingPolicy {
   };
   using Queue = policy_detail::DemandQueue<long long>;
 
-  JobState& state(JobIndex j) {
-    const auto k = static_cast<std::size_t>(j);
-    if (k >= state_.size()) state_.resize(k + 1);
-    return state_[k];
+  // State of an active job, made on first sight; forgotten when the job ends, so what is kept is
+  // the active jobs', not every job's of the run.
+  JobState& state(JobIndex j) { return state_[j]; }
+  const JobState* find_state(JobIndex j) const {
+    auto it = state_.find(j);
+    return it == state_.end() ? nullptr : &it->second;
   }
 
   // Every job enters queue 0 at its first pass (in index order); finished jobs are forgotten;
@@ -109,11 +112,13 @@ class TiresiasPolicy final : public SchedulingPolicy {
   void sync(const PolicyView& ctx) {
     std::vector<JobIndex> arrived;
     for (JobIndex j : ctx.changed()) {
-      JobState& s = state(j);
       const JobStatus status = ctx.job(j).status;
       if (status != JobStatus::Pending && status != JobStatus::Running) {
-        if (s.known) forget(ctx, j);
-      } else if (!s.known) {
+        if (const JobState* s = find_state(j); s && s->known) forget(ctx, j);
+        continue;
+      }
+      JobState& s = state(j);
+      if (!s.known) {
         arrived.push_back(j);
       } else {
         set_slot(ctx, j, slot_of(ctx, j));
@@ -132,7 +137,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     if (s.starving) starving_.erase({s.due_s, j});
     if (s.demoting) demote_.erase({s.demote_s, j});
     if (s.marked) --marked_count_;
-    s = JobState{};
+    state_.erase(j);
   }
 
   static Slot slot_of(const PolicyView& ctx, JobIndex j) {
@@ -306,6 +311,10 @@ class TiresiasPolicy final : public SchedulingPolicy {
       set_mark(ctx, entry.first, true, now);
       marked_.push_back(entry.first);
     }
+    // Ended jobs leave marked_ here (the full walk rebuilds it), so it stays the size of the
+    // running jobs, not of the run.
+    if (marked_.size() > 2 * static_cast<std::size_t>(marked_count_) + 64)
+      std::erase_if(marked_, [&](JobIndex j) { return find_state(j) == nullptr; });
     return true;
   }
 
@@ -346,7 +355,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     }
     // Jobs marked last pass that were not visited could not fit: they are unmarked now.
     for (JobIndex j : marked_)
-      if (state(j).known && state(j).visited != pass_) set_mark(ctx, j, false, now);
+      if (const JobState* s = find_state(j); s && s->known && s->visited != pass_) set_mark(ctx, j, false, now);
     std::swap(marked_, spare_);
   }
 
@@ -367,7 +376,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
 
   double threshold_gpu_s_;
   double starvation_;
-  std::vector<JobState> state_;                          // [job]
+  std::unordered_map<JobIndex, JobState> state_;         // active jobs
   Queue waiting_[2];                                     // jobs not running, per queue
   std::set<Queue::Entry> running_[2];                    // running jobs, per queue
   std::vector<JobIndex> marked_;                         // marked running at the last pass

@@ -90,7 +90,7 @@ RunOutput run_recorded(const Cluster& cluster, const Workload& workload, const T
   RunOutput out;
   out.stats = run_mechanism(with_extra_sinks(cluster, recorder, extra_sinks), out);
   out.summary = summarize(recorder, cluster);
-  out.records = recorder.records();
+  out.records = recorder.take_records();
   out.info = std::move(info);
   return out;
 }

@@ -27,9 +27,8 @@ Admission JobTable::arrive(JobIndex j, SimTime now) {
   job.updated = now;
   if (auto reason = admission_error(*job.spec, cluster_, model_)) {
     job.status = JobStatus::Rejected;
-    job.reason = *reason;
     ++final_jobs_;
-    emit(now, JobEventKind::Rejected, job, {}, job.reason);
+    emit(now, JobEventKind::Rejected, job, {}, *reason);
     return Admission::Rejected;
   }
   emit(now, JobEventKind::Arrived, job, {});
@@ -120,9 +119,8 @@ void JobTable::end_unfinished(SimTime now, const EndOfRun& end,
     }
     pending_.erase(job.index);
     job.status = JobStatus::Unfinished;
-    job.reason = *reason;
     ++final_jobs_;
-    emit(now, JobEventKind::Unfinished, job, {}, job.reason);
+    emit(now, JobEventKind::Unfinished, job, {}, *reason);
   }
 }
 

@@ -22,8 +22,6 @@ struct JobRecord {
   int restarts = 0;        ///< starts that paid the restart overhead
   double restart_s = 0.0;  ///< seconds spent paying restart overhead
   double gpu_s = 0.0;      ///< GPU-seconds held
-  /// Completed, Rejected or Unfinished (written as to_string(status)); NotArrived until the run ends.
-  JobStatus status = JobStatus::NotArrived;
   std::string reason;      ///< why rejected or unfinished
   /// Ideal run time: work over the job's best rate at its requested GPU count (fastest type, the
   /// job alone); -1 when unknown. Set by the run from the throughput model.
@@ -31,6 +29,8 @@ struct JobRecord {
   /// N: admitted, unfinished jobs just after the instant the job was admitted (itself and every job
   /// admitted at the same instant included).
   int active_at_arrival = 0;
+  /// Completed, Rejected or Unfinished (written as to_string(status)); NotArrived until the run ends.
+  JobStatus status = JobStatus::NotArrived;
   /// JCT = finish - submit, for completed jobs.
   double jct_s() const { return finish_s - submit_s; }
   /// Queueing delay = first start - submit, for jobs that started.
@@ -54,7 +54,12 @@ class RunRecorder final : public JobEventSink {
   /// Ideal run times per job (trace order), see JobRecord::ideal_s.
   void set_ideal_runtimes(const std::vector<double>& ideal_s);
 
-  const std::vector<JobRecord>& records() const { return records_; }
+  /// One record per job (trace order). Built on first call, after the run: during it the recorder
+  /// keeps a compact row per job (a million-job run would otherwise hold its records next to the
+  /// mechanism's job state).
+  const std::vector<JobRecord>& records() const;
+  /// The records, moved out (the recorder is done): a million-job run keeps one copy, not two.
+  std::vector<JobRecord> take_records();
   /// Busy (allocated) GPU-seconds per GPU type.
   const std::vector<double>& busy_gpu_s_by_type() const { return busy_by_type_; }
   /// Time of the last event handled.
@@ -64,13 +69,25 @@ class RunRecorder final : public JobEventSink {
   double stranded_free_gpu_s() const { return stranded_gpu_s_; }
 
  private:
+  // What the run knows of a job: a JobRecord without its strings (id and submit time come from
+  // the spec, the GPU types from types_used_, reasons from reasons_).
+  struct Row {
+    const JobSpec* spec = nullptr;
+    double start_s = -1.0, finish_s = -1.0, restart_s = 0.0, gpu_s = 0.0, ideal_s = -1.0;
+    double alloc_since_s = 0.0;  // start of the current allocation
+    double restart_len_s = 0.0;  // restart overhead of the current allocation
+    int gpus = 0, preemptions = 0, restarts = 0, active_at_arrival = 0;
+    JobStatus status = JobStatus::NotArrived;
+    bool arrived = false;
+  };
+  void build_records() const;
   const Cluster& cluster_;
-  std::vector<JobRecord> records_;
-  std::vector<double> restart_len_s_;  // restart overhead of each job's current allocation
-  std::vector<double> alloc_since_s_;
+  std::vector<Row> rows_;
+  std::vector<std::pair<std::size_t, std::string>> reasons_;  // (job, why rejected or unfinished)
+  mutable std::vector<JobRecord> records_;
+  mutable bool built_ = false;
   std::vector<char> types_used_;  // [job * types + type]: the job ran on that type
   std::vector<double> busy_by_type_;
-  std::vector<char> arrived_;
   int active_ = 0;
   void close_group();
   std::vector<std::size_t> group_;  // jobs admitted at group_time_, not yet given their count

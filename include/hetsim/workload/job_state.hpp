@@ -22,21 +22,22 @@ const char* to_string(JobStatus status);
 struct JobRuntime {
   const JobSpec* spec = nullptr;
   JobIndex index = 0;
-  JobStatus status = JobStatus::NotArrived;
   std::vector<GpuId> gpus;        ///< current allocation (empty unless Running)
-  GpuTypeId gpu_type = -1;        ///< type of the current allocation (-1 when none)
   double remaining_work = 0.0;    ///< in spec->unit, as of `updated`
   double work_done = 0.0;         ///< spec->work - remaining_work, kept exactly for progress-dependent rates
-  int batch_size = 0;             ///< global batch size the policy set (0 = the job's own)
   double rate = 0.0;              ///< work units per second on the current allocation
   SimTime updated;                ///< time remaining_work was last brought up to date
   SimTime resume_at;              ///< end of the current restart overhead (no progress before)
   SimTime allocated_since;        ///< when the current allocation began
   double attained_gpu_s = 0.0;    ///< GPU-seconds held so far (as of `updated`)
+  std::uint64_t generation = 0;   ///< bumped on every allocation change; stale completions skip
+  GpuTypeId gpu_type = -1;        ///< type of the current allocation (-1 when none)
+  int batch_size = 0;             ///< global batch size the policy set (0 = the job's own)
   int preemptions = 0;            ///< times the job lost all its GPUs before finishing
   int restarts = 0;               ///< allocation changes that paid the restart overhead
-  std::uint64_t generation = 0;   ///< bumped on every allocation change; stale completions skip
-  std::string reason;             ///< rejection or unfinished reason
+  JobStatus status = JobStatus::NotArrived;
+  // Why a job was rejected or left unfinished is in its JobEvent (and the JobRecord), not here:
+  // a million jobs would carry a million empty strings.
 };
 
 }  // namespace hetsim
