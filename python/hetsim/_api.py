@@ -5,8 +5,6 @@ import io
 import json
 import os
 
-import pandas as pd
-
 from . import _hetsim
 from ._policy import AllocationPolicy, Policy, describe_policy, describe_policy_file
 
@@ -16,7 +14,7 @@ class RunResult:
     `warnings` (refused policy requests, ...), `notes` (input and model notes), `out` (folder or None)."""
 
     def __init__(self, jobs_csv, summary_json, warnings, notes, out):
-        self.jobs = pd.read_csv(io.StringIO(jobs_csv), keep_default_na=False, na_values=[""])
+        self.jobs = _read_csv(io.StringIO(jobs_csv))
         self.summary = json.loads(summary_json)
         self.warnings = list(warnings)
         self.notes = list(notes)
@@ -33,7 +31,7 @@ class CompareResult:
     `runs` (label -> RunResult, failed runs left out), `errors` (label -> message), `out`."""
 
     def __init__(self, compare_csv, entries, out):
-        self.table = pd.read_csv(io.StringIO(compare_csv), keep_default_na=False, na_values=[""])
+        self.table = _read_csv(io.StringIO(compare_csv))
         self.runs = {}
         self.errors = {}
         for label, error, jobs_csv, summary_json, warnings in entries:
@@ -51,10 +49,16 @@ class SweepResult:
     def __init__(self, out, counts):
         self.out = out
         self.counts = dict(counts)
-        read = lambda name: pd.read_csv(os.path.join(out, name), keep_default_na=False, na_values=[""])
-        self.results = read("results.csv")
-        self.points = read("points.csv")
-        self.failures = read("failures.csv")
+        self.results = _read_csv(os.path.join(out, "results.csv"))
+        self.points = _read_csv(os.path.join(out, "points.csv"))
+        self.failures = _read_csv(os.path.join(out, "failures.csv"))
+
+
+def _read_csv(source):
+    # pandas is imported on first use: a policy loaded by the CLI (--policy-file) never needs it.
+    import pandas as pd
+
+    return pd.read_csv(source, keep_default_na=False, na_values=[""])
 
 
 def _policy_entries(policy):

@@ -1,5 +1,7 @@
 #include "views.hpp"
 
+#include <pybind11/stl.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -30,11 +32,24 @@ py::array wrap_bool(const std::vector<char>& v, py::handle owner) {
 py::capsule borrowed(const void* owner) { return py::capsule(owner, [](void*) {}); }
 
 const PolicyView& live(const EventView& v) {
-  if (!v.base) throw std::runtime_error("hetsim view used after its scheduling pass (keep arrays' copies instead)");
+  if (!v.base) throw std::runtime_error("hetsim view used after its scheduling pass (keep copies of arrays instead)");
   return *v.base;
 }
 
+// One value per active job into `out` (resized), in the order of `jobs`.
+template <class T, class F>
+void per_job(const std::vector<std::int64_t>& jobs, std::vector<T>& out, F&& value) {
+  out.resize(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) out[i] = value(jobs[i]);
+}
+
 }  // namespace
+
+py::object EventView::get(ViewField f) {
+  py::object& a = arrays[static_cast<std::size_t>(f)];
+  if (!a) a = builder->field(live(*this), f, owner);
+  return a;
+}
 
 const double* EventViewBuilder::rates_of(const PolicyView& ctx, JobIndex j) {
   const std::size_t types = ctx.cluster().gpu_types().size();
@@ -48,90 +63,104 @@ const double* EventViewBuilder::rates_of(const PolicyView& ctx, JobIndex j) {
   return &rate_cache_[at];
 }
 
-void EventViewBuilder::fill_jobs(const PolicyView& ctx) {
-  jobs_.clear();
+py::object EventViewBuilder::rates(const PolicyView& ctx, py::handle owner) {
+  const std::size_t n = jobs_.size(), types = ctx.cluster().gpu_types().size();
+  rates_.resize(n * types);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* r = rates_of(ctx, jobs_[i]);
+    std::copy(r, r + types, rates_.begin() + static_cast<std::ptrdiff_t>(i * types));
+  }
+  return wrap(rates_.data(), {static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(types)}, owner);
+}
+
+py::object EventViewBuilder::job_field(const PolicyView& ctx, ViewField f, py::handle owner) {
+  auto job = [&ctx](JobIndex j) -> const JobRuntime& { return ctx.job(j); };
+  switch (f) {
+    case ViewField::running:
+      per_job(jobs_, running_, [&](JobIndex j) -> char { return job(j).status == JobStatus::Running; });
+      return wrap_bool(running_, owner);
+    case ViewField::demand:
+      per_job(jobs_, demand_, [&](JobIndex j) { return job(j).spec->requested_gpus; });
+      return wrap(demand_, owner);
+    case ViewField::work:
+      per_job(jobs_, work_, [&](JobIndex j) { return job(j).spec->work; });
+      return wrap(work_, owner);
+    case ViewField::remaining_work:
+      per_job(jobs_, remaining_, [&](JobIndex j) { return ctx.remaining_work(j); });
+      return wrap(remaining_, owner);
+    case ViewField::attained_gpu_s:
+      per_job(jobs_, attained_, [&](JobIndex j) { return ctx.attained_gpu_s(j); });
+      return wrap(attained_, owner);
+    case ViewField::submit_s:
+      per_job(jobs_, submit_s_, [&](JobIndex j) { return job(j).spec->submit.seconds(); });
+      return wrap(submit_s_, owner);
+    case ViewField::gpu_type:
+      per_job(jobs_, gpu_type_, [&](JobIndex j) { return job(j).gpu_type; });
+      return wrap(gpu_type_, owner);
+    case ViewField::gpu_count:
+      per_job(jobs_, gpu_count_, [&](JobIndex j) { return static_cast<std::int32_t>(job(j).gpus.size()); });
+      return wrap(gpu_count_, owner);
+    case ViewField::rates: return rates(ctx, owner);
+    default: return cluster_field(ctx, f, owner);
+  }
+}
+
+py::object EventViewBuilder::cluster_field(const PolicyView& ctx, ViewField f, py::handle owner) {
+  const Cluster& cluster = ctx.cluster();
+  const ClusterState& state = ctx.state();
+  auto fill = [](auto& out, std::size_t n, auto&& value) {
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = value(i);
+  };
+  const std::size_t types = cluster.gpu_types().size(), nodes = cluster.nodes().size();
+  switch (f) {
+    case ViewField::changed:
+      changed_.assign(ctx.changed().begin(), ctx.changed().end());
+      return wrap(changed_, owner);
+    case ViewField::free_by_type:
+      fill(free_by_type_, types, [&](std::size_t t) { return state.free_of_type(static_cast<GpuTypeId>(t)); });
+      return wrap(free_by_type_, owner);
+    case ViewField::gpus_by_type:
+      fill(gpus_by_type_, types, [&](std::size_t t) { return cluster.gpus_of_type(static_cast<GpuTypeId>(t)); });
+      return wrap(gpus_by_type_, owner);
+    case ViewField::free_by_node:
+      fill(free_by_node_, nodes, [&](std::size_t n) { return state.free_on_node(static_cast<NodeId>(n)); });
+      return wrap(free_by_node_, owner);
+    case ViewField::node_type:
+      fill(node_type_, nodes, [&](std::size_t n) { return cluster.nodes()[n].gpu_type; });
+      return wrap(node_type_, owner);
+    case ViewField::gpu_owner:
+      fill(gpu_owner_, static_cast<std::size_t>(cluster.total_gpus()),
+           [&](std::size_t g) { return state.owner(static_cast<GpuId>(g)); });
+      return wrap(gpu_owner_, owner);
+    default: throw std::logic_error("EventViewBuilder: unknown view field");
+  }
+}
+
+py::object EventViewBuilder::field(const PolicyView& ctx, ViewField f, py::handle owner) {
+  if (f == ViewField::jobs) return wrap(jobs_, owner);
+  return job_field(ctx, f, owner);
+}
+
+py::object EventViewBuilder::build(const PolicyView& ctx) {
   // Pending and running, merged into arrival order (both sets are ordered by job index).
+  jobs_.clear();
   auto p = ctx.pending().begin(), r = ctx.running().begin();
   while (p != ctx.pending().end() || r != ctx.running().end()) {
     const bool take_p = r == ctx.running().end() || (p != ctx.pending().end() && *p < *r);
     jobs_.push_back(take_p ? *p++ : *r++);
   }
-  const std::size_t n = jobs_.size(), types = ctx.cluster().gpu_types().size();
-  running_.resize(n);
-  demand_.resize(n);
-  gpu_type_.resize(n);
-  gpu_count_.resize(n);
-  work_.resize(n);
-  remaining_.resize(n);
-  attained_.resize(n);
-  submit_s_.resize(n);
-  rates_.resize(n * types);
-  for (std::size_t i = 0; i < n; ++i) {
-    const JobIndex j = jobs_[i];
-    const JobRuntime& job = ctx.job(j);
-    running_[i] = job.status == JobStatus::Running;
-    demand_[i] = job.spec->requested_gpus;
-    gpu_type_[i] = job.gpu_type;
-    gpu_count_[i] = static_cast<std::int32_t>(job.gpus.size());
-    work_[i] = job.spec->work;
-    remaining_[i] = ctx.remaining_work(j);
-    attained_[i] = ctx.attained_gpu_s(j);
-    submit_s_[i] = job.spec->submit.seconds();
-    const double* rates = rates_of(ctx, j);
-    std::copy(rates, rates + types, rates_.begin() + static_cast<std::ptrdiff_t>(i * types));
-  }
-  changed_.assign(ctx.changed().begin(), ctx.changed().end());
-}
-
-void EventViewBuilder::fill_cluster(const PolicyView& ctx) {
-  const Cluster& cluster = ctx.cluster();
-  const std::size_t types = cluster.gpu_types().size();
-  free_by_type_.resize(types);
-  gpus_by_type_.resize(types);
-  for (std::size_t t = 0; t < types; ++t) {
-    free_by_type_[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));
-    gpus_by_type_[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
-  }
-  free_by_node_.resize(cluster.nodes().size());
-  node_type_.resize(cluster.nodes().size());
-  for (std::size_t n = 0; n < cluster.nodes().size(); ++n) {
-    free_by_node_[n] = ctx.state().free_on_node(static_cast<NodeId>(n));
-    node_type_[n] = cluster.nodes()[n].gpu_type;
-  }
-  gpu_owner_.resize(static_cast<std::size_t>(cluster.total_gpus()));
-  for (std::size_t g = 0; g < gpu_owner_.size(); ++g) gpu_owner_[g] = ctx.state().owner(static_cast<GpuId>(g));
-  if (type_names_.size() != types) {
+  if (type_names_.size() != ctx.cluster().gpu_types().size()) {
     py::list names;
-    for (const GpuType& t : cluster.gpu_types()) names.append(t.name);
+    for (const GpuType& t : ctx.cluster().gpu_types()) names.append(t.name);
     type_names_ = py::tuple(names);
   }
-}
-
-py::object EventViewBuilder::build(const PolicyView& ctx) {
-  fill_jobs(ctx);
-  fill_cluster(ctx);
-  const py::capsule owner = borrowed(this);
   EventView v;
   v.now_s = ctx.now().seconds();
-  v.jobs = wrap(jobs_, owner);
-  v.running = wrap_bool(running_, owner);
-  v.demand = wrap(demand_, owner);
-  v.work = wrap(work_, owner);
-  v.remaining_work = wrap(remaining_, owner);
-  v.attained_gpu_s = wrap(attained_, owner);
-  v.submit_s = wrap(submit_s_, owner);
-  v.gpu_type = wrap(gpu_type_, owner);
-  v.gpu_count = wrap(gpu_count_, owner);
-  v.rates = wrap(rates_.data(), {static_cast<py::ssize_t>(jobs_.size()), static_cast<py::ssize_t>(type_names_.size())},
-                 owner);
-  v.changed = wrap(changed_, owner);
-  v.free_by_type = wrap(free_by_type_, owner);
-  v.gpus_by_type = wrap(gpus_by_type_, owner);
-  v.free_by_node = wrap(free_by_node_, owner);
-  v.node_type = wrap(node_type_, owner);
-  v.gpu_owner = wrap(gpu_owner_, owner);
   v.type_names = type_names_;
   v.base = &ctx;
+  v.builder = this;
+  v.owner = borrowed(this);
   return py::cast(std::move(v));
 }
 
@@ -175,26 +204,30 @@ py::object AllocViewBuilder::build(const AllocationView& view) {
 }
 
 void define_views(py::module_& m) {
-  py::class_<EventView>(m, "View", "What an event policy's schedule(view) sees at one pass (docs/python.md)")
-      .def_readonly("now_s", &EventView::now_s)
-      .def_readonly("jobs", &EventView::jobs, "job index of each active job (pending and running), ascending")
-      .def_readonly("running", &EventView::running)
-      .def_readonly("demand", &EventView::demand, "GPUs requested")
-      .def_readonly("work", &EventView::work)
-      .def_readonly("remaining_work", &EventView::remaining_work, "brought up to now")
-      .def_readonly("attained_gpu_s", &EventView::attained_gpu_s, "GPU-seconds held, brought up to now")
-      .def_readonly("submit_s", &EventView::submit_s)
-      .def_readonly("gpu_type", &EventView::gpu_type, "current GPU type, -1 when not running")
-      .def_readonly("gpu_count", &EventView::gpu_count, "GPUs held now")
-      .def_readonly("rates", &EventView::rates, "[job row, type]: work units/s on `demand` GPUs of the type")
-      .def_readonly("changed", &EventView::changed, "job indices whose status changed since the previous pass")
-      .def_readonly("free_by_type", &EventView::free_by_type)
-      .def_readonly("gpus_by_type", &EventView::gpus_by_type)
-      .def_readonly("free_by_node", &EventView::free_by_node)
-      .def_readonly("node_type", &EventView::node_type)
-      .def_readonly("gpu_owner", &EventView::gpu_owner, "[gpu]: job index holding it, -1 = free")
-      .def_readonly("type_names", &EventView::type_names)
-      .def("job_name", [](const EventView& v, JobIndex j) { return live(v).job(j).spec->id; }, py::arg("job"))
+  py::class_<EventView> view(m, "View", "What an event policy's schedule(view) sees at one pass (docs/python.md)");
+  view.def_readonly("now_s", &EventView::now_s).def_readonly("type_names", &EventView::type_names);
+  // Each array property builds its array on first read (ViewField order).
+  const char* const names[kViewFields][2] = {
+      {"jobs", "job index of each active job (pending and running), ascending"},
+      {"running", ""},
+      {"demand", "GPUs requested"},
+      {"work", ""},
+      {"remaining_work", "brought up to now"},
+      {"attained_gpu_s", "GPU-seconds held, brought up to now"},
+      {"submit_s", ""},
+      {"gpu_type", "current GPU type, -1 when not running"},
+      {"gpu_count", "GPUs held now"},
+      {"rates", "[job row, type]: work units/s on `demand` GPUs of the type"},
+      {"changed", "job indices whose status changed since the previous pass"},
+      {"free_by_type", ""},
+      {"gpus_by_type", ""},
+      {"free_by_node", ""},
+      {"node_type", ""},
+      {"gpu_owner", "[gpu]: job index holding it, -1 = free"},
+  };
+  for (std::size_t f = 0; f < kViewFields; ++f)
+    view.def_property_readonly(names[f][0], [f](EventView& v) { return v.get(static_cast<ViewField>(f)); }, names[f][1]);
+  view.def("job_name", [](const EventView& v, JobIndex j) { return live(v).job(j).spec->id; }, py::arg("job"))
       .def("gpus", [](const EventView& v, JobIndex j) { return live(v).job(j).gpus; }, py::arg("job"),
            "exact GPUs the job holds")
       .def("rate", [](const EventView& v, JobIndex j, GpuTypeId t, int count) {

@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -16,14 +17,26 @@ namespace hetsim::python {
 
 namespace py = pybind11;
 
+/// The arrays of an EventView, each built (filled and wrapped) the first time the policy reads it,
+/// so a pass costs only what the policy looks at.
+enum class ViewField : int {
+  jobs, running, demand, work, remaining_work, attained_gpu_s, submit_s, gpu_type, gpu_count, rates, changed,
+  free_by_type, gpus_by_type, free_by_node, node_type, gpu_owner, count
+};
+inline constexpr std::size_t kViewFields = static_cast<std::size_t>(ViewField::count);
+
+class EventViewBuilder;
+
 /// What an event policy's schedule(view) receives (bound as hetsim._hetsim.View). Per-job arrays
 /// have one row per active job (pending and running), in arrival order (ascending `jobs`).
 struct EventView {
   double now_s = 0.0;
-  py::object jobs, running, demand, work, remaining_work, attained_gpu_s, submit_s, gpu_type, gpu_count, rates;
-  py::object changed, free_by_type, gpus_by_type, free_by_node, node_type, gpu_owner;
   py::tuple type_names;
-  const PolicyView* base = nullptr;  ///< set during the pass only: the methods refuse afterwards
+  const PolicyView* base = nullptr;  ///< set during the pass only: reading a new array afterwards is refused
+  EventViewBuilder* builder = nullptr;
+  py::capsule owner;                 ///< base of every array: they borrow the builder's buffers
+  std::array<py::object, kViewFields> arrays;
+  py::object get(ViewField f);
 };
 
 /// What an allocation policy's allocate(view) receives (bound as hetsim._hetsim.AllocationView).
@@ -41,6 +54,8 @@ class EventViewBuilder {
  public:
   /// Needs the GIL. The result refers to this builder's buffers until the next build().
   py::object build(const PolicyView& ctx);
+  /// Fills one field's buffer from `ctx` and wraps it as a read-only array borrowing it.
+  py::object field(const PolicyView& ctx, ViewField f, py::handle owner);
 
  private:
   std::vector<std::int64_t> jobs_, changed_, gpu_owner_;
@@ -50,8 +65,9 @@ class EventViewBuilder {
   std::vector<double> rate_cache_;  // [job * types + type]; NaN = not computed yet
   py::tuple type_names_;
 
-  void fill_jobs(const PolicyView& ctx);
-  void fill_cluster(const PolicyView& ctx);
+  py::object job_field(const PolicyView& ctx, ViewField f, py::handle owner);
+  py::object cluster_field(const PolicyView& ctx, ViewField f, py::handle owner);
+  py::object rates(const PolicyView& ctx, py::handle owner);
   const double* rates_of(const PolicyView& ctx, JobIndex j);
 };
 
