@@ -44,7 +44,7 @@ TEST_CASE("a job larger than the cluster is rejected with its reason and the run
                             {duration_job("J1", 0, 16, 100), duration_job("J2", 0, 4, 50),
                              duration_job("J3", 10, 8, 20)},
                             "fifo");
-  CHECK(record(out, "J1").status == "rejected");
+  CHECK(record(out, "J1").status == JobStatus::Rejected);
   CHECK_THAT(record(out, "J1").reason, Catch::Contains("requests 16 GPUs") && Catch::Contains("has 8"));
   CHECK(record(out, "J2").start_s == 0);
   CHECK(record(out, "J2").finish_s == 50);
@@ -81,11 +81,11 @@ TEST_CASE("zero-duration jobs complete on arrival, negative durations are reject
                             {duration_job("J1", 5, 1, 0), duration_job("J2", 5, 1, 30),
                              duration_job("J3", 5, 1, -10)},
                             "fifo");
-  CHECK(record(out, "J1").status == "completed");
+  CHECK(record(out, "J1").status == JobStatus::Completed);
   CHECK(record(out, "J1").jct_s() == 0);
   CHECK(record(out, "J2").start_s == 5);
   CHECK(record(out, "J2").finish_s == 35);
-  CHECK(record(out, "J3").status == "rejected");
+  CHECK(record(out, "J3").status == JobStatus::Rejected);
   CHECK_THAT(record(out, "J3").reason, Catch::Contains("negative duration"));
   CHECK(out.summary.jobs_read == 3);
   CHECK(out.summary.completed == 2);
@@ -155,10 +155,10 @@ TEST_CASE("the until horizon stops at the horizon and reports unfinished jobs ap
                             {duration_job("J1", 0, 1, 100), duration_job("J2", 0, 1, 100),
                              duration_job("J3", 200, 1, 10)},
                             "fifo", cfg);
-  CHECK(record(out, "J1").status == "completed");
-  CHECK(record(out, "J2").status == "unfinished");
+  CHECK(record(out, "J1").status == JobStatus::Completed);
+  CHECK(record(out, "J2").status == JobStatus::Unfinished);
   CHECK_THAT(record(out, "J2").reason, Catch::Contains("horizon"));
-  CHECK(record(out, "J3").status == "unfinished");
+  CHECK(record(out, "J3").status == JobStatus::Unfinished);
   CHECK(out.summary.completed == 1);
   CHECK(out.summary.unfinished == 2);
   CHECK(out.summary.jct_mean_s == 100);

@@ -181,7 +181,7 @@ TEST_CASE("solver failure: reported with round and jobs, isolated fallback, ever
   CHECK(stats.warnings.front().find("infeasible for") != std::string::npos);
   CHECK(stats.warnings.front().find("isolated") != std::string::npos);
   CHECK(m.solver().failures > 0);
-  for (const JobRecord& r : rec.records()) CHECK(r.status == "completed");
+  for (const JobRecord& r : rec.records()) CHECK(r.status == JobStatus::Completed);
 }
 
 TEST_CASE("bad input: priority weight <= 0 is rejected with its reason; zero-throughput types are never used") {
@@ -233,7 +233,7 @@ TEST_CASE("properties over every registered policy: no GPU twice, capacity, all 
         m.run();
         CHECK(inv2.violations == 0);
         for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-          CHECK(rec2.records()[i].status == "completed");
+          CHECK(rec2.records()[i].status == JobStatus::Completed);
           CHECK(rec2.records()[i].jct_s() >= ideal[i] - 1e-6);
           // Gavel counts whole steps per round, so a job may hold its GPUs idle at a round's end:
           // the time held covers the work, and every completed job's work is exactly its own.
@@ -243,7 +243,7 @@ TEST_CASE("properties over every registered policy: no GPU twice, capacity, all 
       if (ran_event) {
         CHECK(inv.violations == 0);
         for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-          CHECK(rec.records()[i].status == "completed");
+          CHECK(rec.records()[i].status == JobStatus::Completed);
           CHECK(rec.records()[i].jct_s() >= ideal[i] - 1e-6);
           // Event-driven progress is exact: the work done is rate x productive time, no more.
           CHECK(work.work_[i] == Approx(w.jobs[i].work).epsilon(1e-6));

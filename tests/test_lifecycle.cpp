@@ -53,7 +53,7 @@ TEST_CASE("restart overhead: charged and reported the same under the event and t
   RunOutput rounds = run_rounds(c, {duration_job("a", 0, 1, 1000)}, "gavel-maxmin", 360, 500);
   for (const RunOutput* out : {&event, &rounds}) {
     const JobRecord& r = record(*out, "a");
-    CHECK(r.status == "completed");
+    CHECK(r.status == JobStatus::Completed);
     CHECK(r.jct_s() == Approx(1500.0).margin(1e-6));
     CHECK(r.restart_s == Approx(500.0).margin(1e-6));
     CHECK(r.restarts == 1);
@@ -98,11 +98,11 @@ TEST_CASE("horizon: running and waiting jobs end unfinished, later arrivals say 
   RunOutput event = run_jobs(c, jobs, "fifo", with_overhead(0, 400));
   RunOutput rounds = run_rounds(c, jobs, "fifo", 360, 0, 400);
   for (const RunOutput* out : {&event, &rounds}) {
-    CHECK(record(*out, "run").status == "unfinished");
+    CHECK(record(*out, "run").status == JobStatus::Unfinished);
     CHECK(record(*out, "run").reason == "not finished at the --until horizon");
-    CHECK(record(*out, "wait").status == "unfinished");
+    CHECK(record(*out, "wait").status == JobStatus::Unfinished);
     CHECK(record(*out, "wait").reason == "not finished at the --until horizon");
-    CHECK(record(*out, "late").status == "unfinished");
+    CHECK(record(*out, "late").status == JobStatus::Unfinished);
     CHECK(record(*out, "late").reason == "arrives after the --until horizon");
     CHECK(out->stats.end.seconds() == 400.0);
   }
@@ -116,9 +116,9 @@ TEST_CASE("zero-work and rejected jobs: same outcome under both mechanisms, noth
   RunOutput rounds = run_rounds(c, jobs, "fifo", 360);
   for (const RunOutput* out : {&event, &rounds}) {
     REQUIRE(out->records.size() == 3);
-    CHECK(record(*out, "zero").status == "completed");
+    CHECK(record(*out, "zero").status == JobStatus::Completed);
     CHECK(record(*out, "zero").jct_s() == 0.0);
-    CHECK(record(*out, "huge").status == "rejected");
+    CHECK(record(*out, "huge").status == JobStatus::Rejected);
     CHECK_THAT(record(*out, "huge").reason, Catch::Contains("requests 4 GPUs"));
     CHECK(record(*out, "ok").jct_s() == Approx(20.0).margin(1e-6));
   }
@@ -172,8 +172,8 @@ TEST_CASE("the event mechanism refuses bad decisions, says why, and keeps every 
   CHECK_THAT(stats.warnings[2], Catch::Contains("job a allocated twice in one decision"));
   CHECK_THAT(stats.warnings[3], Catch::Contains("job b: requested GPUs are out of range, repeated or not free"));
   // a got GPU 0; b never ran and is reported, not dropped.
-  CHECK(rec.records()[0].status == "completed");
-  CHECK(rec.records()[1].status == "unfinished");
+  CHECK(rec.records()[0].status == JobStatus::Completed);
+  CHECK(rec.records()[1].status == JobStatus::Unfinished);
 }
 
 TEST_CASE("the event mechanism refuses more GPUs than free and GPUs where the rate is 0") {
@@ -208,4 +208,25 @@ TEST_CASE("rounds keep exact time at a 1e9 s offset: a 10 s job takes exactly 10
     RunOutput event = run_jobs(c, {duration_job("a", 1e9, 1, 10)}, "fifo", config);
     CHECK(record(event, "a").jct_s() == 10.0);
   }
+}
+
+TEST_CASE("round limit: a run that takes more rounds than max_rounds stops with an error naming --interval") {
+  // Two 40 s jobs on one GPU: each alone needs 40 rounds of 1 s, together 80 (they share or queue).
+  Cluster c = homogeneous_cluster(1, 1);
+  const std::vector<JobSpec> jobs{duration_job("a", 0, 1, 40), duration_job("b", 0, 1, 40)};
+  MechanismConfig mech;
+  mech.interval_s = 1.0;
+  mech.max_rounds = 100;
+  CHECK(record(run_jobs(c, jobs, "fifo", mech), "b").jct_s() == Approx(80.0));
+  mech.max_rounds = 60;
+  CHECK_THROWS_WITH(run_jobs(c, jobs, "fifo", mech),
+                    Catch::Contains("field '--interval': the run took more than 60 rounds of 1 s (simulated time 60 s)"));
+  Workload w = workload_of(jobs);
+  DurationModel model(c);
+  auto p = make_default_registry().make_allocation("gavel-maxmin", {}, 0);
+  GavelConfig config;
+  config.round_s = 1.0;
+  config.max_rounds = 60;
+  CHECK_THROWS_WITH(simulate_gavel(c, w, model, *p, config, RunInfo{c.name(), "test", "test", "gavel-maxmin", "", "duration", 0, ""}),
+                    Catch::Contains("the run took more than 60 rounds of 1 s"));
 }

@@ -172,7 +172,7 @@ TEST_CASE("csv_cell quotes commas, quotes and line breaks; jobs.csv quotes gpu_t
   hetsim::JobRecord rec;
   rec.job_id = "j,1";
   rec.gpu_types = "v,1|x\"y";
-  rec.status = "rejected";
+  rec.status = hetsim::JobStatus::Rejected;
   rec.reason = "r";
   std::ostringstream s;
   hetsim::write_jobs_csv(s, {rec});

@@ -34,7 +34,7 @@ TEST_CASE("Rigid policies start a job only on a GPU type where it can run") {
     const RunOutput out = simulate(cluster, w, *model, *p, placement, MechanismConfig{},
                                    RunInfo{cluster.name(), "test", "test", policy, "consolidate", "gavel-table", 0, ""});
     const JobRecord& r = test::record(out, "x");
-    CHECK(r.status == "completed");
+    CHECK(r.status == JobStatus::Completed);
     CHECK(r.finish_s == Approx(10.0));
     CHECK(r.gpu_types == "b");
   }

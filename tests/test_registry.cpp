@@ -169,7 +169,8 @@ TEST_CASE("cli: an undeclared --model-param key or an out-of-range value is refu
   expect_input_error(base + " --model-param ps_shards=0", "field '--model-param ps_shards': must be in [1, 1e+06], got 0");
   expect_input_error("run -q --model duration --model-param spread=consolidated",
                      "field '--model-param spread': model 'duration' takes no parameters (got 'spread')");
-  // Spec validation finds it too, naming the spec key; "auto" waits for the file to pick the model.
+  // Spec validation finds it too, naming the spec key; under "auto" (the file picks the model) a
+  // key that some model declares waits for the file, one that no model declares is refused at once.
   RunSpec spec;
   spec.model = "analytic";
   spec.model_params = {{"overlap", "0.25"}, {"ps_shards", "4"}};
@@ -181,6 +182,10 @@ TEST_CASE("cli: an undeclared --model-param key or an out-of-range value is refu
   CHECK_THAT(problem->message, Contains("model 'analytic' has no parameter 'shards'"));
   CHECK(cli_flag_of(problem->key) == "--model-param shards");
   spec.model = "auto";
+  problem = find_run_spec_problem(spec);
+  REQUIRE(problem);
+  CHECK_THAT(problem->message, Contains("model 'auto' (whichever model it picks) has no parameter 'shards'"));
+  spec.model_params.erase("shards");
   CHECK_FALSE(find_run_spec_problem(spec));
   // The same check in the library, before any file is read.
   const Cluster cluster = *make_preset("default");

@@ -1,7 +1,7 @@
 // Experiment specs accept what the command line accepts (cluster inventories, ElasticFlow profile
 // folders), flags that would be silently ignored are errors, JSON inputs refuse duplicate keys,
 // out-of-range seeds are refused, model/cluster errors name the real cause, and a round length
-// that would need more than kMaxRounds rounds is refused up front.
+// that the longest job alone would need more than kMaxRounds rounds of is refused up front.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -210,6 +210,39 @@ TEST_CASE("json inputs: a key repeated in one object names the file, line and ke
   expect_input_error("sweep --dry-run " + seed, "seed.json:3: field 'seed': duplicate key (first given on line 2)");
 }
 
+TEST_CASE("json inputs: a number beyond double's range names the file, line and key, exit 2", "[util][json]") {
+  test::TempDir dir("specflags-overflow");
+  const std::string cluster = dir.write("big.json",
+                                        "{\n"
+                                        "  \"gpu_types\": [{\"name\": \"v100\"}],\n"
+                                        "  \"nodes\": [{\"gpu_type\": \"v100\",\n"
+                                        "             \"gpus\": 1e400}]\n"
+                                        "}\n");
+  CHECK_THROWS_WITH(parse_json_file(cluster), Contains("big.json:4: field 'gpus': number out of range"));
+  expect_input_error("run -q --cluster " + cluster, "big.json:4: field 'gpus': number out of range (beyond +-1.8e308)");
+  const std::string spec = dir.write("s.json", "{\"policies\": [\"fifo\"],\n \"seed\": -1e999}\n");
+  expect_input_error("sweep --dry-run " + spec, "s.json:2: field 'seed': number out of range");
+}
+
+TEST_CASE("cli: an empty number and a repeated key are refused, not read as 0 or overwritten", "[cli]") {
+  for (const char* flag : {"--until", "--interval", "--restart-overhead", "--seed", "--cluster-scale"})
+    expect_input_error(std::string("run -q ") + flag + " ''", std::string(flag) + ": expected a number, got an empty value");
+  expect_input_error("run -q --model-param network_efficiency=0.5 --model-param network_efficiency=0.7",
+                     "field '--model-param': key 'network_efficiency' given twice ('network_efficiency=0.5' and "
+                     "'network_efficiency=0.7'); give each key once");
+  expect_input_error("run -q --param a=1 --param a=2", "key 'a' given twice");
+}
+
+TEST_CASE("sweep and check: an undeclared model parameter or a malformed trace fails at spec load", "[cli][experiment]") {
+  test::TempDir dir("specflags-load");
+  const std::string model = dir.write("m.json", "{\"policies\": [\"fifo\"], \"model_param.foo\": 1}\n");
+  expect_input_error("sweep --dry-run " + model, "has no parameter 'foo'");
+  const std::string trace = dir.write("bad.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,one,10\n");
+  const std::string spec = dir.write("t.json", "{\"policies\": [\"fifo\", \"srtf\"], \"trace\": \"bad.csv\"}\n");
+  expect_input_error("sweep --dry-run " + spec, "bad.csv:2: field 'num_gpus'");
+  expect_input_error("check " + spec + " --baseline " + (dir.path / "b.csv").string() + " --update-baseline", "bad.csv:2: field 'num_gpus'");
+}
+
 TEST_CASE("cli: seeds beyond 2^64-1 are refused, not clamped", "[cli]") {
   const std::string msg = "must be a non-negative integer (0 .. 18446744073709551615), got '";
   expect_input_error("run -q --seed 18446744073709551616", msg + "18446744073709551616'");
@@ -246,21 +279,26 @@ TEST_CASE("cli: model and cluster errors name the real cause", "[cli]") {
   expect_input_error("run -q --cluster " + openb, "openb.csv:3: field 'sn': node name 'p0' already used on line 2");
 }
 
-TEST_CASE("cli: a round length needing more than kMaxRounds rounds is refused up front", "[cli]") {
+TEST_CASE("cli: a round length the longest job alone needs more than kMaxRounds of is refused up front", "[cli]") {
   REQUIRE(kMaxRounds == 1e8);
   test::TempDir dir("specflags-rounds");
-  // Arrivals span 2e5 s: 2e8 rounds of 1 ms, twice the limit.
-  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,200000,1,10\n");
+  // One job of 1e6 s on one GPU: 1e9 rounds of 1 ms, ten times the limit.
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,1000000\n");
   expect_input_error("run -q --trace " + trace + " --interval 0.001",
-                     "field '--interval': rounds of 0.001 s over arrivals spanning 2e+05 s would take at least 2e+08 "
-                     "rounds (limit 1e+08): use --interval 0.002 or more, or --interval 0 (event-driven)");
+                     "field '--interval': job 'A' alone needs 1e+06 s (its work at its best rate plus the restart "
+                     "overhead): at least 1e+09 rounds of 0.001 s (limit 1e+08): use --interval 0.01 or more, or "
+                     "--interval 0 (event-driven)");
   expect_input_error("run -q --trace " + trace + " --mechanism gavel --policy gavel-maxmin --interval 0.001",
-                     "would take at least 2e+08 rounds (limit 1e+08): use --interval 0.002 or more");
+                     "at least 1e+09 rounds of 0.001 s (limit 1e+08): use --interval 0.01 or more");
   // compare checks the inputs once before running its policies.
-  expect_input_error("compare -q --policies fifo,srtf --trace " + trace + " --interval 0.001", "at least 2e+08 rounds");
-  // At the limit the run goes ahead (1e5 s span / 0.002 s = 5e7 rounds would be slow, so the
-  // accepted case uses a short trace: 2 s / 0.001 s = 2000 rounds).
-  const std::string short_trace = dir.write("s.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,2,1,10\n");
-  auto r = run_cli("run -q --trace " + short_trace + " --interval 0.001");
-  CHECK(r.exit_code == 0);
+  expect_input_error("compare -q --policies fifo,srtf --trace " + trace + " --interval 0.001", "at least 1e+09 rounds");
+  // A restart overhead counts too: 1e12 s of it in 360 s rounds.
+  const std::string short_job = dir.write("s.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\n");
+  expect_input_error("run -q --trace " + short_job + " --mechanism gavel --policy gavel-maxmin --restart-overhead 1e12",
+                     "job 'A' alone needs 1e+12 s");
+  // Idle time takes no rounds: two 10 s jobs 2e5 s apart run (2e4 rounds), though the arrival
+  // span is 2e8 rounds of 1 ms.
+  const std::string apart = dir.write("a.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,1,10\nB,200000,1,10\n");
+  CHECK(run_cli("run -q --trace " + apart + " --interval 0.001").exit_code == 0);
+  CHECK(run_cli("run -q --trace " + apart + " --mechanism gavel --policy gavel-maxmin --interval 0.001").exit_code == 0);
 }

@@ -130,7 +130,7 @@ TEST_CASE("native: every column is read", "[trace][native]") {
   CHECK(a.job_type == "resnet50");
   CHECK(a.global_batch_size == 256);
   CHECK(a.priority_weight == 2.5);
-  CHECK(a.source_file == "jobs.csv");
+  CHECK(*a.source_file == "jobs.csv");
   CHECK(a.source_line == 4);
   CHECK(a.invalid_reason.empty());
 }
@@ -300,7 +300,7 @@ TEST_CASE("gavel: real MSR trace (7 fields)", "[trace][gavel][data]") {
   CHECK(first.submit == SimTime());
   CHECK(first.requested_gpus == 1);
   CHECK(first.priority_weight == 1.0);
-  CHECK(first.source_file == *path);
+  CHECK(*first.source_file == *path);
   CHECK(first.source_line == 1);
 
   const JobSpec& resnet = job_with_id(w, "gavel-4");

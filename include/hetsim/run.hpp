@@ -93,11 +93,6 @@ RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const
 /// parameters without loading any input. Throws InputError as run_simulation would.
 void check_run_policy(const RunSpec& spec, const PolicyRegistry& registry);
 
-/// Most scheduling rounds a run may take over its trace's arrival span (span / round length):
-/// far above any documented experiment (Gavel's MSR trace at 360 s rounds is ~1e5), low enough
-/// that `--interval 0.001` on a months-long trace fails at once instead of running for days.
-inline constexpr double kMaxRounds = 1e8;
-
 /// The first thing wrong with a RunSpec's own values, found without reading any file.
 struct RunSpecProblem {
   std::string key;      ///< the experiment-spec key (run_keys.hpp), e.g. "interval_s", "generator.jobs"

@@ -65,6 +65,7 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     const PolicyRegistry& registry = host.registry();
     const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
     const auto points = expand_points(spec, registry);
+    check_point_inputs(spec, points);
     std::vector<ResultRow> baseline;
     if (!opts->update) baseline = read_results_csv(opts->baseline);  // a missing baseline fails before any run
     TempDir temp;

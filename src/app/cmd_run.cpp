@@ -82,7 +82,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     if (out.summary.rejected > 0) {
       std::size_t shown = 0;
       for (const JobRecord& r : out.records) {
-        if (r.status != "rejected") continue;
+        if (r.status != JobStatus::Rejected) continue;
         if (shown++ < 10) fmt::print(stderr, "hetsim: rejected: {}\n", r.reason);
       }
       fmt::print(stderr, "hetsim: {} of {} jobs rejected (reasons in jobs.csv); exit code {}\n", out.summary.rejected,

@@ -44,6 +44,7 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     const PolicyRegistry& registry = host.registry();
     const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
     const auto points = expand_points(spec, registry);
+    check_point_inputs(spec, points);
     if (opts->dry_run) {
       for (const ExperimentPoint& p : points) fmt::print("{:>5}  {}\n", p.index, p.id);
       fmt::print("spec {} is valid: {} points\n", spec.name, points.size());

@@ -1,11 +1,13 @@
 // hetsim: command-line entry point. Parses the subcommand, runs it, and maps errors to exit codes
-// (InputError -> 2 with the file/line/field message; anything else -> 1).
+// (InputError, and JSON errors from input files -> 2 with the message; anything else -> 1).
 #include <exception>
 #include <filesystem>
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "commands.hpp"
+#include "run_options.hpp"
 #include "hetsim/util/error.hpp"
 
 int main(int argc, char** argv) {
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   add("model", app::add_model_command(app));
   add("predict-check", app::add_predict_check_command(app));
   add("topology", app::add_topology_command(app));
+  app::refuse_empty_numbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -42,6 +45,11 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // An output folder or file the user named cannot be written: their input, not a bug.
     fmt::print(stderr, "hetsim: error: {}\n", e.what());
+    return app::kInputError;
+  } catch (const nlohmann::json::exception& e) {
+    // JSON only comes from the user's files (specs, clusters, tables): a value of the wrong type
+    // or range that a loader did not name is still their input, not a bug.
+    fmt::print(stderr, "hetsim: error: in a JSON input: {}\n", e.what());
     return app::kInputError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hetsim: internal error: {}\n", e.what());

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <fmt/format.h>
+#include <set>
 
 #include "hetsim/perf/model_factory.hpp"
 #include "hetsim/sched/placement.hpp"
@@ -41,6 +42,21 @@ void add_threads_option(CLI::App* cmd, int& threads) {
             return "must be a whole number of threads from 1 to 4096, got '" + text + "'";
           },
           "INT>=1", "threads"));
+}
+
+void refuse_empty_numbers(CLI::App& app) {
+  // CLI11 converts an empty string to 0 for a number (`--until ""` would end the run at t=0).
+  // The type name is CLI11's ("FLOAT", "UINT"), followed by ":<description>" of any validator.
+  static const std::set<std::string> numeric{"FLOAT", "INT", "UINT", "NUMBER"};
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    for (CLI::Option* opt : sub->get_options())
+      if (const std::string type = opt->get_type_name(); numeric.count(type.substr(0, type.find(':'))) > 0)
+        opt->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              return text.find_first_not_of(" \t") == std::string::npos ? "expected a number, got an empty value"
+                                                                         : std::string();
+            },
+            ""));
 }
 
 void add_quiet_flag(CLI::App* cmd, bool& quiet) {
@@ -152,7 +168,11 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError("", 0, option, "expected key=value, got '" + item + "'");
-    params[item.substr(0, eq)] = item.substr(eq + 1);
+    const std::string key = item.substr(0, eq);
+    if (auto [it, fresh] = params.emplace(key, item.substr(eq + 1)); !fresh)
+      throw InputError("", 0, option,
+                       fmt::format("key '{}' given twice ('{}={}' and '{}'); give each key once", key, key, it->second,
+                                   item));
   }
   return params;
 }

@@ -55,6 +55,10 @@ void add_threads_option(CLI::App* cmd, int& threads);
 /// flag on run, compare, sweep and check.
 void add_quiet_flag(CLI::App* cmd, bool& quiet);
 
+/// Refuses an empty value for every numeric option of every subcommand of `app` (call once all
+/// subcommands are added).
+void refuse_empty_numbers(CLI::App& app);
+
 /// Parses repeated key=value options. Throws InputError naming `option`.
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option = "--param");
 

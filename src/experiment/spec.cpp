@@ -406,4 +406,27 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
   return points;
 }
 
+void check_point_inputs(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points) {
+  std::set<std::string> checked;
+  for (const ExperimentPoint& p : points) {
+    const RunSpec& r = p.run;
+    // What the inputs of a run depend on; the seed only for the built-in and generated workloads.
+    const bool seeded = r.trace.empty() && r.workload.empty();
+    std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.cluster, r.cluster_scale, r.trace,
+                                  static_cast<int>(r.format), r.trace_options.heet_round_s, r.throughputs, r.model,
+                                  r.workload, fmt::join(r.profiles, ","), r.step_model, seeded ? r.seed : 0);
+    for (const auto& [k, v] : r.model_params) key += "|" + k + "=" + v;
+    if (r.generator)
+      key += fmt::format("|{}|{}|{}|{}", r.generator->jobs, r.generator->jobs_per_hour, r.generator->multi_gpu,
+                         r.generator->reference_gpu);
+    key += fmt::format("|{}|{}|{}", r.mechanism.interval_s, r.mechanism.restart_overhead_s, r.profiling);
+    if (!checked.insert(key).second) continue;
+    try {
+      check_run_inputs(r);
+    } catch (const InputError& e) {
+      throw InputError(spec.path, 0, "", fmt::format("point {}: {}", p.id, e.what()));
+    }
+  }
+}
+
 }  // namespace hetsim

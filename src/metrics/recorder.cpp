@@ -9,7 +9,7 @@ RunRecorder::RunRecorder(const Cluster& cluster, std::size_t jobs)
       records_(jobs),
       restart_len_s_(jobs, 0.0),
       alloc_since_s_(jobs, 0.0),
-      types_used_(jobs, std::vector<char>(cluster.gpu_types().size(), 0)),
+      types_used_(jobs * cluster.gpu_types().size(), 0),
       busy_by_type_(cluster.gpu_types().size(), 0.0),
       arrived_(jobs, 0),
       used_on_node_(cluster.nodes().size(), 0) {}
@@ -19,12 +19,12 @@ void RunRecorder::set_ideal_runtimes(const std::vector<double>& ideal_s) {
 }
 
 double JobRecord::ftf_rho() const {
-  if (status != "completed" || !(ideal_s > 0.0) || active_at_arrival <= 0) return -1.0;
+  if (status != JobStatus::Completed || !(ideal_s > 0.0) || active_at_arrival <= 0) return -1.0;
   return jct_s() / (active_at_arrival * ideal_s);
 }
 
 double JobRecord::norm_throughput() const {
-  if (status != "completed" || !(ideal_s > 0.0) || !(jct_s() > 0.0)) return -1.0;
+  if (status != JobStatus::Completed || !(ideal_s > 0.0) || !(jct_s() > 0.0)) return -1.0;
   return ideal_s / jct_s();
 }
 
@@ -77,26 +77,28 @@ void RunRecorder::on_event(const JobEvent& e) {
         group_active_ = active_;
       }
       if (e.kind == JobEventKind::Rejected) {
-        r.status = "rejected";
+        r.status = JobStatus::Rejected;
         r.reason = std::string(e.reason);
       }
       break;
-    case JobEventKind::Started:
+    case JobEventKind::Started: {
       if (r.start_s < 0) r.start_s = now;
       r.gpus = static_cast<int>(e.gpus.size());
       alloc_since_s_[i] = now;
-      for (GpuId g : e.gpus) types_used_[i][static_cast<std::size_t>(cluster_.type_of(g))] = 1;
+      char* used = &types_used_[i * cluster_.gpu_types().size()];
+      for (GpuId g : e.gpus) used[static_cast<std::size_t>(cluster_.type_of(g))] = 1;
       if (e.restart) ++r.restarts;
       restart_len_s_[i] = e.restart ? e.restart_s : 0.0;
       integrate_to(now);
       change_used(e.gpus, +1);
       r.gpu_types.clear();
-      for (std::size_t t = 0; t < types_used_[i].size(); ++t) {
-        if (!types_used_[i][t]) continue;
+      for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t) {
+        if (!used[t]) continue;
         if (!r.gpu_types.empty()) r.gpu_types += '|';
         r.gpu_types += cluster_.gpu_types()[t].name;
       }
       break;
+    }
     case JobEventKind::Stopped:
     case JobEventKind::Completed: {
       double held = now - alloc_since_s_[i];
@@ -112,7 +114,7 @@ void RunRecorder::on_event(const JobEvent& e) {
         if (arrived_[i]) --active_;
         r.finish_s = now;
         if (r.start_s < 0) r.start_s = now;  // zero-work job: done on arrival
-        r.status = "completed";
+        r.status = JobStatus::Completed;
       }
       break;
     }
@@ -121,7 +123,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       r.job_id = e.spec->id;
       r.submit_s = e.spec->submit.seconds();
       r.requested_gpus = e.spec->requested_gpus;
-      r.status = "unfinished";
+      r.status = JobStatus::Unfinished;
       r.reason = std::string(e.reason);
       break;
   }

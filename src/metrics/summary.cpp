@@ -1,10 +1,13 @@
 #include "hetsim/metrics/summary.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <iterator>
 #include <limits>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "hetsim/util/csv.hpp"
@@ -22,11 +25,11 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
   double queue_sum = 0.0;
   std::size_t started = 0;
   for (const JobRecord& r : records) {
-    if (r.status == "completed") {
+    if (r.status == JobStatus::Completed) {
       ++s.completed;
       jcts.push_back(r.jct_s());
       last_finish = std::max(last_finish, r.finish_s);
-    } else if (r.status == "rejected") {
+    } else if (r.status == JobStatus::Rejected) {
       ++s.rejected;
       continue;
     } else {
@@ -87,21 +90,65 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
 }
 
 namespace {
-std::string seconds_cell(double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); }
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
+
+// One jobs.csv line, cell by cell. Numbers go through std::to_chars (Ryu): the same correctly
+// rounded digits as fmt's "{:.6f}", which falls back to its slow exact algorithm for most values
+// (a 1M-job jobs.csv is mostly such cells).
+class CsvLine {
+ public:
+  void text(std::string_view v) { cell(); buf_.append(v.data(), v.data() + v.size()); }
+  void fixed6(double v) {
+    cell();
+    char digits[400];  // a double in fixed notation: at most 309 integer digits
+    const auto r = std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, 6);
+    buf_.append(digits, r.ptr);
+  }
+  void fixed6_or_empty(double v, bool show) { show ? fixed6(v) : text({}); }
+  void integer(long long v) { cell(); fmt::format_to(std::back_inserter(buf_), "{}", v); }
+  void end(std::ostream& out) {
+    buf_.push_back('\n');
+    out.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+    first_ = true;
+  }
+
+ private:
+  void cell() {
+    if (!first_) buf_.push_back(',');
+    first_ = false;
+  }
+  fmt::memory_buffer buf_;
+  bool first_ = true;
+};
 }  // namespace
 
 void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   out << "job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,restarts,"
          "restart_s,gpu_s,status,reason,ideal_s,active_at_arrival,ftf_rho,norm_throughput\n";
+  CsvLine line;
   for (const JobRecord& r : records) {
-    bool done = r.status == "completed";
-    auto opt = [](double v) { return v < 0 ? std::string() : fmt::format("{:.6f}", v); };
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", csv_cell(r.job_id),
-               seconds_cell(r.submit_s), seconds_cell(r.start_s), done ? seconds_cell(r.finish_s) : "",
-               done ? seconds_cell(r.jct_s()) : "", r.start_s >= 0 ? seconds_cell(r.queueing_s()) : "", r.gpus,
-               r.requested_gpus, csv_cell(r.gpu_types), r.preemptions, r.restarts, r.restart_s, r.gpu_s, r.status,
-               csv_cell(r.reason), r.ideal_s <= kMaxSimSeconds ? opt(r.ideal_s) : std::string(), r.active_at_arrival, opt(r.ftf_rho()), opt(r.norm_throughput()));
+    const bool done = r.status == JobStatus::Completed;
+    line.text(csv_cell(r.job_id));
+    line.fixed6_or_empty(r.submit_s, !(r.submit_s < 0));
+    line.fixed6_or_empty(r.start_s, !(r.start_s < 0));
+    line.fixed6_or_empty(r.finish_s, done && !(r.finish_s < 0));
+    line.fixed6_or_empty(r.jct_s(), done && !(r.jct_s() < 0));
+    line.fixed6_or_empty(r.queueing_s(), r.start_s >= 0 && !(r.queueing_s() < 0));
+    line.integer(r.gpus);
+    line.integer(r.requested_gpus);
+    line.text(csv_cell(r.gpu_types));
+    line.integer(r.preemptions);
+    line.integer(r.restarts);
+    line.fixed6(r.restart_s);
+    line.fixed6(r.gpu_s);
+    line.text(to_string(r.status));
+    line.text(csv_cell(r.reason));
+    line.fixed6_or_empty(r.ideal_s, r.ideal_s <= kMaxSimSeconds && !(r.ideal_s < 0));
+    line.integer(r.active_at_arrival);
+    line.fixed6_or_empty(r.ftf_rho(), !(r.ftf_rho() < 0));
+    line.fixed6_or_empty(r.norm_throughput(), !(r.norm_throughput() < 0));
+    line.end(out);
   }
 }
 

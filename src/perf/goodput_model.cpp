@@ -148,7 +148,7 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
       // An application without profiles is the workload's error: name its first row. Errors
       // inside a profile file already name that file.
       if (!e.file().empty()) throw;
-      throw InputError(j.source_file, j.source_line, "application",
+      throw InputError(j.source_file ? *j.source_file : std::string(), j.source_line, "application",
                        fmt::format("job {}: {}", j.id, e.message()));
     }
   }

@@ -1,5 +1,6 @@
 #include "hetsim/perf/model_factory.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -136,8 +137,15 @@ std::vector<std::string> throughput_model_names() { return make_default_model_re
 std::optional<ParamProblem> find_model_param_problem(const std::string& model, const ModelParams& params) {
   const ModelRegistry registry = make_default_model_registry();
   const ModelInfo* info = registry.find(model);
-  if (!info || info->resolves_by_file) return std::nullopt;
-  return find_param_problem(fmt::format("model '{}'", model), info->params, params);
+  if (!info) return std::nullopt;
+  if (!info->resolves_by_file) return find_param_problem(fmt::format("model '{}'", model), info->params, params);
+  // 'auto' picks its model from the table file; a key no model declares is wrong whatever it picks
+  // (the picked model checks the rest when it is built).
+  std::vector<ParamInfo> any;
+  for (const ModelInfo& m : registry.all())
+    for (const ParamInfo& p : m.params)
+      if (std::none_of(any.begin(), any.end(), [&](const ParamInfo& q) { return q.name == p.name; })) any.push_back(p);
+  return find_param_problem(fmt::format("model '{}' (whichever model it picks)", model), any, params);
 }
 
 std::unique_ptr<ThroughputModel> make_throughput_model(const std::string& name, const std::string& path,

@@ -8,8 +8,14 @@
 // Pass cost (issue 11): a waiting job's remaining work does not change, so waiting jobs stay
 // ranked between passes in a DemandQueue updated from PolicyView::changed(); only the
 // running jobs (at most one per GPU) are re-ranked, and the fill stops visiting waiting jobs once
-// none of their demands fits anywhere.
+// none of their demands fits anywhere. Most passes do not even re-rank the running jobs: a running
+// job's remaining time only falls, so the key it had when last ranked bounds it from above; when
+// every waiting job that the fill reaches before that bound goes to its fastest type within the
+// free GPUs, no running job can be displaced, and the pass is decided from the waiting jobs alone
+// (running jobs keep their GPUs without a request, as the Decision contract allows). Otherwise the
+// full merged fill runs; both give the same decision.
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "demand_queue.hpp"
@@ -23,17 +29,35 @@ class SrtfPolicy final : public SchedulingPolicy {
   std::string name() const override { return "srtf"; }
 
   Decision schedule(const PolicyView& ctx) override {
-    const auto ntypes = ctx.cluster().gpu_types().size();
     sync(ctx);
     if (pending_.size() != ctx.pending().size())
       throw std::logic_error("srtf: waiting jobs out of step with PolicyView::changed()");
-    const std::vector<Entry>& running = rank_running(ctx);
+    Decision d;
+    if (pending_.size() == 0 || fill_free_gpus(ctx, d)) return d;
+    d = {};
+    merged_fill(ctx, d);
+    return d;
+  }
 
-    // Plan against the whole cluster: every running job's GPUs are up for grabs. Running and
-    // waiting jobs are merged in one (remaining time, index) order.
+ private:
+  using Entry = std::pair<double, JobIndex>;  // (remaining time s, job)
+  using Queue = policy_detail::DemandQueue<double>;
+  struct JobState {
+    bool rates_known = false;
+    bool waiting = false;   // in pending_ under `key`
+    bool ranked = false;    // in running_
+    bool bounded = false;   // in bound_ under `bound`
+    Entry key{};
+    Entry bound{};
+  };
+
+  // The full greedy fill: plan against the whole cluster (every running job's GPUs are up for
+  // grabs); running and waiting jobs are merged in one (remaining time, index) order.
+  void merged_fill(const PolicyView& ctx, Decision& d) {
+    const auto ntypes = ctx.cluster().gpu_types().size();
+    const std::vector<Entry>& running = rank_running(ctx);
     std::vector<int> pool(ntypes);
     for (std::size_t t = 0; t < ntypes; ++t) pool[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
-    Decision d;
     Queue::Cursor waiting(pending_);
     for (std::size_t r = 0;;) {
       const Entry* w = waiting.peek(*std::max_element(pool.begin(), pool.end()));
@@ -47,20 +71,55 @@ class SrtfPolicy final : public SchedulingPolicy {
         break;
       }
     }
-    return d;
   }
 
- private:
-  using Entry = std::pair<double, JobIndex>;  // (remaining time s, job)
-  using Queue = policy_detail::DemandQueue<double>;
-  struct JobState {
-    bool rates_known = false;
-    bool waiting = false;   // in pending_ under `key`
-    bool ranked = false;    // in running_
-    Entry key{};
-  };
+  // The merged fill without visiting running jobs, when that gives the same decision: every
+  // waiting job ranked before some running job (below `bound`, the largest key a running job had
+  // when last ranked) must fit on its fastest type within the GPUs still free, so no running job
+  // loses its GPUs; the waiting jobs after every running job then share the free GPUs in order.
+  // Returns false (leaving `d` partial) when the shortcut does not apply.
+  bool fill_free_gpus(const PolicyView& ctx, Decision& d) {
+    const auto ntypes = ctx.cluster().gpu_types().size();
+    std::vector<int> slack(ntypes);
+    int capacity = 0;
+    for (std::size_t t = 0; t < ntypes; ++t) {
+      slack[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));
+      capacity = std::max(capacity, ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t)));
+    }
+    Queue::Cursor waiting(pending_);
+    int gpus = 0;
+    if (!bound_.empty()) {
+      const Entry bound = *bound_.rbegin();
+      for (const Entry* w; (w = waiting.peek(capacity, &gpus)) != nullptr && *w < bound; waiting.pop()) {
+        const GpuTypeId t = fastest_type(ctx, w->second, gpus);
+        if (t < 0) continue;  // no type runs it: the fill passes it by
+        if (slack[static_cast<std::size_t>(t)] < gpus) return false;
+        slack[static_cast<std::size_t>(t)] -= gpus;
+        d.allocate.push_back({w->second, t, gpus, {}});
+      }
+    }
+    for (const Entry* w; (w = waiting.peek(*std::max_element(slack.begin(), slack.end()))) != nullptr; waiting.pop())
+      place(ctx, w->second, slack, d);
+    return true;
+  }
 
-  // Keeps pending_ equal to the jobs waiting now, keyed by their (fixed) remaining time.
+  // The type the fill gives job j when every type has room: the fastest (the first of equals)
+  // among types with at least `gpus` GPUs; -1 when none runs it.
+  GpuTypeId fastest_type(const PolicyView& ctx, JobIndex j, int gpus) {
+    const double* r = rates(ctx, j);
+    GpuTypeId pick = -1;
+    double best = 0.0;
+    for (std::size_t t = 0; t < ctx.cluster().gpu_types().size(); ++t)
+      if (ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t)) >= gpus && r[t] > best) {
+        best = r[t];
+        pick = static_cast<GpuTypeId>(t);
+      }
+    return pick;
+  }
+
+  // Keeps pending_ equal to the jobs waiting now, keyed by their (fixed) remaining time; adds
+  // jobs that started to running_ (ranked at the next merged fill) and keeps bound_ equal to the
+  // running jobs, each with the key it had when it was first seen running (an upper bound).
   void sync(const PolicyView& ctx) {
     for (JobIndex j : ctx.changed()) {
       JobState& s = state(ctx, j);
@@ -71,34 +130,45 @@ class SrtfPolicy final : public SchedulingPolicy {
         s.key = {remaining_s(ctx, j), j};
         pending_.insert(n, s.key);
       }
+      const bool run = ctx.job(j).status == JobStatus::Running;
+      if (run && !s.ranked) {
+        s.ranked = true;
+        running_.push_back({0.0, j});
+      }
+      if (s.bounded && !run) bound_.erase(s.bound);
+      if (run && !s.bounded) s.bound = *bound_.insert({remaining_s(ctx, j), j}).first;
+      s.bounded = run;
     }
   }
 
   // The running jobs by (remaining time, index). Their order rarely changes between passes (on one
-  // type all run down at the same pace), so last pass's order is kept: still-running jobs are
-  // re-keyed and, when still sorted, merged with the newly started ones instead of re-sorted. The
-  // order is a strict total one, so the result is the full sort's.
+  // type all run down at the same pace), so the last merged fill's order [0, sorted_) is kept:
+  // still-running jobs are re-keyed and, when still sorted, merged with the jobs started since
+  // instead of re-sorted. The order is a strict total one, so the result is the full sort's.
+  // bound_ is reset to the fresh keys.
   const std::vector<Entry>& rank_running(const PolicyView& ctx) {
-    for (Entry& e : running_) {
-      const bool keep = ctx.job(e.second).status == JobStatus::Running;
-      state(ctx, e.second).ranked = keep;
-      if (keep) e.first = remaining_s(ctx, e.second);
+    std::size_t out = 0, kept = 0;
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      const JobIndex j = running_[i].second;
+      JobState& s = state(ctx, j);
+      s.ranked = ctx.job(j).status == JobStatus::Running;
+      if (!s.ranked) continue;
+      kept += i < sorted_ ? 1 : 0;
+      running_[out++] = {remaining_s(ctx, j), j};
     }
-    std::erase_if(running_, [&](const Entry& e) { return !state(ctx, e.second).ranked; });
-    const auto kept = static_cast<std::ptrdiff_t>(running_.size());
-    for (JobIndex j : ctx.changed())
-      if (ctx.job(j).status == JobStatus::Running && !state(ctx, j).ranked) {
-        state(ctx, j).ranked = true;
-        running_.push_back({remaining_s(ctx, j), j});
-      }
+    running_.resize(out);
     if (running_.size() != ctx.running().size())
       throw std::logic_error("srtf: running jobs out of step with PolicyView::changed()");
-    if (std::is_sorted(running_.begin(), running_.begin() + kept)) {
-      std::sort(running_.begin() + kept, running_.end());
-      std::inplace_merge(running_.begin(), running_.begin() + kept, running_.end());
+    const auto mid = running_.begin() + static_cast<std::ptrdiff_t>(kept);
+    if (std::is_sorted(running_.begin(), mid)) {
+      std::sort(mid, running_.end());
+      std::inplace_merge(running_.begin(), mid, running_.end());
     } else {
       std::sort(running_.begin(), running_.end());
     }
+    sorted_ = running_.size();
+    bound_ = std::set<Entry>(running_.begin(), running_.end());  // linear: the input is sorted
+    for (const Entry& e : running_) state(ctx, e.second).bound = e;
     return running_;
   }
 
@@ -162,7 +232,9 @@ class SrtfPolicy final : public SchedulingPolicy {
   }
 
   Queue pending_;
-  std::vector<Entry> running_;   // last pass's ranking of the running jobs
+  std::vector<Entry> running_;   // last merged fill's ranking of the running jobs, then those started since
+  std::size_t sorted_ = 0;       // entries of running_ in that ranking
+  std::set<Entry> bound_;        // running jobs by a key at least their remaining time
   std::vector<JobState> state_;  // [job]
   std::vector<double> rates_;    // [job * types + type]
 };

@@ -17,8 +17,12 @@
 // still unpromised among those it can run on (a documented extension; the simulator has one type).
 // Pass cost (issue 11): the simulator re-walks every job each pass; here the queues, the counters
 // and the starvation deadlines are kept between passes and updated from
-// PolicyView::changed(), so a pass visits the running jobs and only the waiting jobs whose
-// demand still fits; the decisions are the simulator's.
+// PolicyView::changed(), and attained service accrues lazily (a marked job's run time is its run
+// time when marked plus the time since; its demotion is a deadline). A pass that displaces no
+// running job (every job marked at the last pass runs, and each waiting job it reaches fits in
+// the free GPUs) is decided from the waiting jobs alone: the GPUs that the running jobs ahead of a
+// waiting job hold come from prefix sums over queue positions, so the running jobs are not
+// walked. Any other pass walks queue 0 then queue 1 in full. The decisions are the simulator's.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,6 +33,7 @@
 #include "demand_queue.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "node_pool.hpp"
+#include "prefix_sums.hpp"
 
 namespace hetsim {
 namespace {
@@ -48,7 +53,10 @@ class TiresiasPolicy final : public SchedulingPolicy {
     ++pass_;
     std::vector<std::pair<JobIndex, GpuTypeId>> to_start;
     std::vector<JobIndex> to_stop;
-    decide(ctx, now, to_start, to_stop);
+    if (!fill_free_gpus(ctx, now, to_start)) {
+      to_start.clear();
+      decide(ctx, now, to_start, to_stop);
+    }
     prev_now_ = now;
     Decision d;
     if (to_stop.empty() && to_start.empty()) return d;  // most passes: building the pool costs a node walk
@@ -78,7 +86,11 @@ class TiresiasPolicy final : public SchedulingPolicy {
     bool starving = false;      // in starving_ under due_s
     int queue = 0;
     long long seq = 0;          // enqueue order: FIFO position within the queue
-    long long run_s = 0;        // run time since the last starvation reset (decides the queue)
+    long long run_s = 0;        // run time since the last starvation reset, up to mark_s while marked
+    long long mark_s = 0;       // pass time the job was marked at (its run time accrues from there)
+    bool demoting = false;      // in demote_ under demote_s
+    long long demote_s = 0;     // first pass time at which its run time reaches the threshold
+    GpuTypeId filed_type = -1;  // type of its GPUs while filed as running
     long long waited_s = 0;     // waiting time since the last run, up to since_s
     long long since_s = -1;     // waiting time accrues from this pass on; -1 = it does not
     long long due_s = 0;        // first pass time at which the starvation rule promotes it
@@ -118,6 +130,8 @@ class TiresiasPolicy final : public SchedulingPolicy {
     JobState& s = state(j);
     set_slot(ctx, j, Slot::None);
     if (s.starving) starving_.erase({s.due_s, j});
+    if (s.demoting) demote_.erase({s.demote_s, j});
+    if (s.marked) --marked_count_;
     s = JobState{};
   }
 
@@ -133,9 +147,16 @@ class TiresiasPolicy final : public SchedulingPolicy {
     const int n = ctx.job(j).spec->requested_gpus;
     const Queue::Entry e{s.seq, j};
     if (s.slot == Slot::Waiting) waiting_[s.queue].erase(n, e);
-    if (s.slot == Slot::Running) running_[s.queue].erase(e);
+    if (s.slot == Slot::Running) {
+      running_[s.queue].erase(e);
+      file_gpus(s.queue, s.filed_type, s.seq, -n);
+    }
     if (slot == Slot::Waiting) waiting_[s.queue].insert(n, e);
-    if (slot == Slot::Running) running_[s.queue].insert(e);
+    if (slot == Slot::Running) {
+      running_[s.queue].insert(e);
+      s.filed_type = ctx.job(j).gpu_type;
+      file_gpus(s.queue, s.filed_type, s.seq, n);
+    }
     s.slot = slot;
   }
 
@@ -148,16 +169,27 @@ class TiresiasPolicy final : public SchedulingPolicy {
     set_slot(ctx, j, slot_of(ctx, j));
   }
 
-  // Attained service since the last pass for jobs marked running (demotion, in index order), then
-  // the starvation rule for the jobs of queue 1 whose waiting time reached its bound.
+  // GPUs of `type` held by running jobs filed in `queue` at positions before `seq`.
+  void file_gpus(int queue, GpuTypeId type, long long seq, int gpus) {
+    auto& sums = held_[static_cast<std::size_t>(queue)];
+    if (sums.size() <= static_cast<std::size_t>(type)) sums.resize(static_cast<std::size_t>(type) + 1);
+    sums[static_cast<std::size_t>(type)].add(static_cast<std::size_t>(seq), gpus);
+  }
+  long long held_before(int queue, std::size_t type, long long seq) const {
+    const auto& sums = held_[static_cast<std::size_t>(queue)];
+    return type < sums.size() ? sums[type].prefix(static_cast<std::size_t>(seq)) : 0;
+  }
+
+  // Demotes the marked jobs of queue 0 whose run time reached the threshold (in index order), then
+  // applies the starvation rule to the jobs of queue 1 whose waiting time reached its bound. Run
+  // time accrues lazily: the simulator adds the time between passes to every marked job, which
+  // sums to the time since it was marked.
   void account(const PolicyView& ctx, long long now) {
     std::vector<JobIndex> demoted;
-    for (JobIndex j : marked_) {
-      JobState& s = state(j);
-      if (!s.known) continue;
-      s.run_s += now - prev_now_;
-      const double gpu_s = static_cast<double>(s.run_s) * ctx.job(j).spec->requested_gpus;
-      if (s.queue == 0 && gpu_s >= threshold_gpu_s_) demoted.push_back(j);
+    while (!demote_.empty() && demote_.begin()->first <= now) {
+      demoted.push_back(demote_.begin()->second);
+      state(demote_.begin()->second).demoting = false;
+      demote_.erase(demote_.begin());
     }
     std::sort(demoted.begin(), demoted.end());
     for (JobIndex j : demoted) enqueue(ctx, j, 1);
@@ -176,19 +208,40 @@ class TiresiasPolicy final : public SchedulingPolicy {
     }
   }
 
+  // The first whole second at which a job marked now (in queue 0, run time run_s) has
+  // run_s x gpus >= the threshold, compared in doubles as the simulator does; false beyond 2^53 s.
+  bool demotion_time(const JobState& s, int gpus, long long& at_s) const {
+    const double need = threshold_gpu_s_ / gpus;
+    if (!(need <= 9007199254740992.0)) return false;
+    auto r = static_cast<long long>(std::ceil(need));
+    while (r > 0 && static_cast<double>(r - 1) * gpus >= threshold_gpu_s_) --r;
+    while (static_cast<double>(r) * gpus < threshold_gpu_s_) ++r;
+    at_s = s.mark_s + (r - s.run_s);
+    return true;
+  }
+
   // Records the pass's mark of a job, starting or stopping its waiting-time clock.
-  void set_mark(JobIndex j, bool marked, long long now) {
+  void set_mark(const PolicyView& ctx, JobIndex j, bool marked, long long now) {
     JobState& s = state(j);
     s.visited = pass_;
     if (s.marked == marked) return;
     s.marked = marked;
+    marked_count_ += marked ? 1 : -1;
     if (marked) {
       if (s.since_s >= 0) s.waited_s += now - s.since_s;
       s.since_s = -1;
       if (s.starving) starving_.erase({s.due_s, j});
       s.starving = false;
+      s.mark_s = now;
+      if (s.queue == 0 && demotion_time(s, ctx.job(j).spec->requested_gpus, s.demote_s)) {
+        s.demoting = true;
+        demote_.insert({s.demote_s, j});
+      }
       return;
     }
+    s.run_s += now - s.mark_s;
+    if (s.demoting) demote_.erase({s.demote_s, j});
+    s.demoting = false;
     if (s.run_s <= 0) return;
     s.since_s = now;
     // Promoted at the first pass with waited >= run_s x factor (compared as the simulator does,
@@ -203,6 +256,59 @@ class TiresiasPolicy final : public SchedulingPolicy {
     starving_.insert({s.due_s, j});
   }
 
+  // GPUs of `type` that the running jobs ahead of queue position (queue, seq) hold.
+  long long held_ahead(int queue, std::size_t type, long long seq) const {
+    const long long all_of_queue0 = queue == 1 ? held_before(0, type, std::numeric_limits<long long>::max() / 2) : 0;
+    return all_of_queue0 + held_before(queue, type, seq);
+  }
+
+  // The pass without walking the running jobs, when it displaces none of them: every job marked
+  // at the last pass runs, and each waiting job the walk marks fits in the GPUs still free. A
+  // waiting job ahead of some running job sees, as in the full walk, the GPUs not promised to
+  // the jobs before it: capacity, less the waiting jobs marked so far, less what the running jobs
+  // ahead of it hold. Returns false, changing nothing, when the full walk is needed.
+  bool fill_free_gpus(const PolicyView& ctx, long long now, std::vector<std::pair<JobIndex, GpuTypeId>>& to_start) {
+    if (marked_count_ != static_cast<long long>(ctx.running().size())) return false;
+    const auto ntypes = ctx.cluster().gpu_types().size();
+    std::vector<int> slack(ntypes), room(ntypes), cap(ntypes);
+    for (std::size_t t = 0; t < ntypes; ++t) {
+      slack[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));
+      room[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
+    }
+    // The last running job in queue order; waiting jobs after it see only the free GPUs.
+    int last_q = -1;
+    long long last_seq = 0;
+    for (int q = 1; q >= 0 && last_q < 0; --q)
+      if (!running_[q].empty()) last_q = q, last_seq = running_[q].rbegin()->first;
+    auto most = [](const std::vector<int>& v) { return *std::max_element(v.begin(), v.end()); };
+    for (int q = 0; q < 2; ++q) {
+      Queue::Cursor waiting(waiting_[q]);
+      for (std::size_t t = 0; t < ntypes; ++t) cap[t] = room[t] - static_cast<int>(held_ahead(q, t, 0));
+      int gpus = 0;
+      for (const Queue::Entry* w; (w = waiting.peek(most(last_q < 0 ? slack : cap), &gpus)) != nullptr;) {
+        const bool ahead = last_q > q || (last_q == q && w->first < last_seq);
+        for (std::size_t t = 0; t < ntypes; ++t)
+          cap[t] = ahead ? room[t] - static_cast<int>(held_ahead(q, t, w->first)) : slack[t];
+        const JobIndex j = w->second;
+        waiting.pop();
+        const GpuTypeId type = pick_type(ctx, j, cap);
+        if (type < 0) continue;  // the full walk would pass it by, unmarked
+        const auto k = static_cast<std::size_t>(type);
+        if (slack[k] < gpus) return false;  // it would take GPUs a running job after it holds
+        slack[k] -= gpus;
+        room[k] -= gpus;
+        cap[k] -= gpus;
+        to_start.emplace_back(j, type);
+        if (!ahead) last_q = -1;  // from here on every waiting job is after the running ones
+      }
+    }
+    for (const auto& entry : to_start) {
+      set_mark(ctx, entry.first, true, now);
+      marked_.push_back(entry.first);
+    }
+    return true;
+  }
+
   // Queue 0 then queue 1, FIFO within each, running and waiting jobs merged by queue position;
   // waiting jobs whose demand fits no type are not visited (they would not be marked).
   void decide(const PolicyView& ctx, long long now, std::vector<std::pair<JobIndex, GpuTypeId>>& to_start,
@@ -214,7 +320,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     marked.clear();
     auto visit = [&](JobIndex j) {
       const GpuTypeId type = pick_type(ctx, j, cap);
-      set_mark(j, type >= 0, now);
+      set_mark(ctx, j, type >= 0, now);
       if (type < 0) {
         if (ctx.job(j).status == JobStatus::Running) to_stop.push_back(j);
         return;
@@ -240,7 +346,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     }
     // Jobs marked last pass that were not visited could not fit: they are unmarked now.
     for (JobIndex j : marked_)
-      if (state(j).known && state(j).visited != pass_) set_mark(j, false, now);
+      if (state(j).known && state(j).visited != pass_) set_mark(ctx, j, false, now);
     std::swap(marked_, spare_);
   }
 
@@ -267,6 +373,9 @@ class TiresiasPolicy final : public SchedulingPolicy {
   std::vector<JobIndex> marked_;                         // marked running at the last pass
   std::vector<JobIndex> spare_;                          // marked_ of the pass being decided
   std::set<std::pair<long long, JobIndex>> starving_;    // (due_s, job): queue-1 jobs waiting
+  std::set<std::pair<long long, JobIndex>> demote_;      // (demote_s, job): marked jobs of queue 0
+  long long marked_count_ = 0;                           // known jobs marked at the last pass
+  std::vector<policy_detail::PrefixSums> held_[2];       // [queue][type]: running GPUs by queue position
   long long prev_now_ = 0;
   long long next_seq_ = 0;
   std::uint64_t pass_ = 0;

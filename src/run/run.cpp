@@ -138,23 +138,40 @@ std::optional<RunSpecProblem> seconds_problem(const char* key, double v, double 
   return std::nullopt;
 }
 
-// Rounds of `round_s` seconds over the workload's arrivals (up to `until_s`): a lower bound on the
-// rounds the run needs. Throws InputError naming --interval when it exceeds kMaxRounds.
-void check_round_count(const Workload& workload, double round_s, const std::optional<double>& until_s,
-                       bool event_mechanism) {
-  if (!(round_s > 0.0) || workload.jobs.empty()) return;
-  double first_s = workload.jobs.front().submit.seconds(), last_s = first_s;
-  for (const JobSpec& j : workload.jobs) {
-    first_s = std::min(first_s, j.submit.seconds());
-    last_s = std::max(last_s, j.submit.seconds());
+// Seconds job `j` needs at least: its work at its best rate on any GPU type (rigid jobs only: an
+// elastic job may run faster on more GPUs) plus the restart overhead of its first start.
+double least_run_s(const JobSpec& j, const Cluster& cluster, const ThroughputModel& model, double restart_overhead_s) {
+  if (j.min_gpus != j.max_gpus || j.work <= 0.0) return 0.0;
+  double best = 0.0;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+    const auto type = static_cast<GpuTypeId>(t);
+    if (cluster.gpus_of_type(type) < j.requested_gpus) continue;
+    best = std::max(best, model.rate(j, AllocationShape{type, j.requested_gpus,
+                                                        j.requested_gpus <= cluster.max_gpus_per_node(type)}));
   }
-  if (until_s) last_s = std::min(last_s, *until_s);
-  const double rounds = (last_s - first_s) / round_s;
-  if (rounds <= kMaxRounds) return;
+  const double overhead_s = j.restart_overhead_s >= 0.0 ? j.restart_overhead_s : restart_overhead_s;
+  return best > 0.0 ? j.work / best + overhead_s : 0.0;
+}
+
+// Refuses at once a round length that the run's longest job alone would need more than kMaxRounds
+// rounds of (idle time between arrivals takes no rounds, so the arrival span is no bound); the
+// mechanisms also stop a run that exceeds the limit on the way (check_round_limit).
+void check_round_count(const Workload& workload, const Cluster& cluster, const ThroughputModel& model,
+                       double round_s, const MechanismConfig& mech, bool event_mechanism) {
+  if (!(round_s > 0.0)) return;
+  const JobSpec* longest = nullptr;
+  double longest_s = 0.0;
+  for (const JobSpec& j : workload.jobs) {
+    double need_s = least_run_s(j, cluster, model, mech.restart_overhead_s);
+    if (mech.until_s) need_s = std::min(need_s, std::max(0.0, *mech.until_s - j.submit.seconds()));
+    if (need_s > longest_s) longest_s = need_s, longest = &j;
+  }
+  const double rounds = longest_s / round_s;
+  if (longest == nullptr || rounds <= mech.max_rounds) return;
   throw InputError("", 0, "--interval",
-                   fmt::format("rounds of {} s over arrivals spanning {:.4g} s would take at least {:.3g} rounds "
-                               "(limit {:.0e}): use --interval {:.3g} or more{}",
-                               round_s, last_s - first_s, rounds, kMaxRounds, (last_s - first_s) / kMaxRounds,
+                   fmt::format("job '{}' alone needs {:.4g} s (its work at its best rate plus the restart overhead): "
+                               "at least {:.3g} rounds of {} s (limit {:.0e}): use --interval {:.3g} or more{}",
+                               longest->id, longest_s, rounds, round_s, mech.max_rounds, longest_s / mech.max_rounds,
                                event_mechanism ? ", or --interval 0 (event-driven)" : ""));
 }
 
@@ -212,6 +229,7 @@ GavelConfig gavel_config_of(const RunSpec& spec) {
   config.round_s = spec.mechanism.interval_s > 0 ? spec.mechanism.interval_s : 360.0;
   config.restart_overhead_s = spec.mechanism.restart_overhead_s;
   config.until_s = spec.mechanism.until_s;
+  config.max_rounds = spec.mechanism.max_rounds;
   config.seed = spec.seed;
   return config;
 }
@@ -341,7 +359,8 @@ void check_run_inputs(const RunSpec& spec) {
   const Cluster cluster = load_run_cluster(spec);
   const RunInputs in = load_run_inputs(spec, cluster);
   // Without the registry the mechanism is unknown; an explicit round length is checked either way.
-  check_round_count(in.workload, spec.mechanism.interval_s, spec.mechanism.until_s, spec.mechanism_kind != "gavel");
+  check_round_count(in.workload, cluster, *in.model, spec.mechanism.interval_s, spec.mechanism,
+                    spec.mechanism_kind != "gavel");
   if (spec.profiling == "cf") load_profile_tensor(spec.throughputs);
 }
 
@@ -378,18 +397,18 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
-    check_round_count(workload, config.interval_s, config.until_s, true);
+    check_round_count(workload, cluster, model, config.interval_s, config, true);
     return with_notes(simulate(cluster, workload, model, *policy, *placement, config, std::move(info), extra_sinks));
   }
   if (gavel) {
     const GavelConfig config = gavel_config_of(spec);
-    check_round_count(workload, config.round_s, config.until_s, false);
+    check_round_count(workload, cluster, model, config.round_s, spec.mechanism, false);
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
   MechanismConfig mech = spec.mechanism;
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
-  check_round_count(workload, mech.interval_s, mech.until_s, true);
+  check_round_count(workload, cluster, model, mech.interval_s, mech, true);
   std::vector<std::string> notes;
   std::unique_ptr<CfThroughputModel> planning = spec.profiling == "cf" ? make_cf_planner(spec, cluster, mech, notes)
                                                                       : nullptr;

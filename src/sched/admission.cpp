@@ -46,9 +46,9 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
 
 std::optional<std::string> admission_error(const JobSpec& spec, const Cluster& cluster, const ThroughputModel& model) {
   auto reason = why_never_runs(spec, cluster, model);
-  if (!reason || spec.source_file.empty()) return reason;
+  if (!reason || !spec.source_file || spec.source_file->empty()) return reason;
   // Point the user at the trace row (reasons found while reading already start with it).
-  std::string where = fmt::format("{}:{}: ", spec.source_file, spec.source_line);
+  std::string where = fmt::format("{}:{}: ", *spec.source_file, spec.source_line);
   if (reason->rfind(where, 0) != 0) *reason = where + *reason;
   return reason;
 }

@@ -168,6 +168,7 @@ void GavelMechanism::start_round() {
     compute_allocation();
   }
   ++solver_.rounds;
+  check_round_limit(solver_.rounds, config_.max_rounds, config_.round_s, sim_.now());
   ++table_.stats().scheduling_passes;
   const std::vector<std::size_t> order = type_order();
   std::map<JobIndex, std::vector<GpuId>> previous;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hetsim/sched/admission.hpp"
+#include "hetsim/util/error.hpp"
 
 namespace hetsim {
 namespace {
@@ -151,6 +152,14 @@ void JobTable::emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::
                     std::string_view reason, StopReason stop, double restart_s) {
   JobEvent e{now, kind, job.index, job.spec, gpus, reason, stop, restart_s > 0.0, restart_s};
   for (JobEventSink* sink : sinks_) sink->on_event(e);
+}
+
+void check_round_limit(std::uint64_t rounds, double max_rounds, double round_s, SimTime now) {
+  if (static_cast<double>(rounds) <= max_rounds) return;
+  throw InputError("", 0, "--interval",
+                   fmt::format("the run took more than {:.3g} rounds of {} s (simulated time {:.6g} s) and was stopped: "
+                               "use a longer --interval (or --until to end it earlier)",
+                               max_rounds, round_s, now.seconds()));
 }
 
 }  // namespace hetsim

@@ -99,6 +99,7 @@ void Mechanism::on_completion(JobIndex j, std::uint64_t generation) {
 
 void Mechanism::on_round_tick() {
   tick_scheduled_ = false;
+  check_round_limit(++rounds_, config_.max_rounds, config_.interval_s, sim_.now());
   run_policy();
   idle_rounds_ = table_.running().empty() && arrived_ == workload_.jobs.size() ? idle_rounds_ + 1 : 0;
   if (idle_rounds_ >= kMaxIdleRounds) {

@@ -64,6 +64,7 @@ std::vector<std::string> parse_gpu_spec(std::string_view text) {
 }  // namespace
 
 Workload read_alibaba_openb_trace(const std::string& path, std::string_view text) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   trace_detail::LineCursor cursor(text);
   std::vector<std::string_view> f;
   if (!trace_detail::read_header(cursor, ',', f)) throw InputError(path, 0, "", "no header line");
@@ -99,7 +100,7 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     }
     JobSpec job;
     job.id = std::string(name);
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = ln;
     job.unit = WorkUnit::ReferenceSeconds;
     job.work = deleted_s - started_s;

@@ -57,6 +57,7 @@ int batch_size_of(std::string_view job_type) {
 }  // namespace
 
 Workload read_gavel_trace(const std::string& path, std::string_view text) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   LineCursor cursor(text);
   std::vector<JobSpec> jobs;
   std::vector<std::string_view> fields;
@@ -89,7 +90,7 @@ Workload read_gavel_trace(const std::string& path, std::string_view text) {
 
     JobSpec job;
     job.id = fmt::format("gavel-{}", line_no);
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = line_no;
     job.job_type = std::string(fields[0]);
     if (trim(job.job_type).empty()) throw InputError(path, line_no, "job_type", "empty job type");

@@ -12,6 +12,7 @@ namespace hetsim {
 
 Workload read_heet_trace(const std::string& path, std::string_view text,
                          const TraceOptions& options) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   if (!(options.heet_round_s > 0.0)) {
     throw InputError(path, 0, "heet_round_s",
                      fmt::format("round length must be positive (got {})", options.heet_round_s));
@@ -35,7 +36,7 @@ Workload read_heet_trace(const std::string& path, std::string_view text,
 
     JobSpec job;
     job.id = fmt::format("heet-{}", line_no);
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = line_no;
     // Rounds are whole numbers in the prototype; a fraction would mean a misread column.
     const long long round = parse_int(fields[0], pos("arrival_round"));

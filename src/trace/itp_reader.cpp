@@ -48,6 +48,7 @@ Columns find_columns(const std::vector<std::string_view>& header, const std::str
 }  // namespace
 
 Workload read_itp_trace(const std::string& path, std::string_view text, bool iterations_as_work) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   trace_detail::LineCursor cursor(text);
   std::vector<std::string_view> f;
   if (!trace_detail::read_header(cursor, ',', f)) throw InputError(path, 0, "", "no header line");
@@ -63,7 +64,7 @@ Workload read_itp_trace(const std::string& path, std::string_view text, bool ite
     job.id = std::string(trim(f[c.id]));
     if (job.id.empty()) throw InputError(path, ln, "job_id", "empty job id");
     if (!ids.emplace(job.id).second) throw InputError(path, ln, "job_id", fmt::format("duplicate job id '{}'", job.id));
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = ln;
     const double submit_s = parse_double(f[c.submit], SourcePos{path, ln, "submission_time"});
     const SourcePos gpus_pos{path, ln, "num_gpu"};

@@ -104,6 +104,7 @@ WorkUnit unit_of(Column work) {
 }  // namespace
 
 Workload read_native_trace(const std::string& path, std::string_view text) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   LineCursor cursor(text);
   std::optional<NativeColumns> cols;
   std::vector<JobSpec> jobs;
@@ -137,7 +138,7 @@ Workload read_native_trace(const std::string& path, std::string_view text) {
     auto given = [&](Column c) { return cols->has(c) && !field(c).empty(); };
 
     JobSpec job;
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = line_no;
 
     std::string_view id = field(JobId);

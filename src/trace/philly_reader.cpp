@@ -74,6 +74,7 @@ std::int64_t parse_timestamp(std::string_view raw, const std::string& path, std:
 }  // namespace
 
 Workload read_philly_trace(const std::string& path, std::string_view text) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   LineCursor cursor(text);
   std::vector<std::string_view> fields;
   // Header: columns are found by name, so a copy with reordered or extra columns still reads;
@@ -97,7 +98,7 @@ Workload read_philly_trace(const std::string& path, std::string_view text) {
     const std::size_t line_no = cursor.number();
     JobSpec job;
     job.id = fmt::format("philly-{}", line_no);
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = line_no;
     job.unit = WorkUnit::ReferenceSeconds;
     job.work = parse_double(fields[duration_col], SourcePos{path, line_no, "duration"});

@@ -13,6 +13,7 @@
 namespace hetsim {
 
 Workload read_pollux_workload(const std::string& path, std::string_view text) {
+  const auto source = std::make_shared<const std::string>(path);  // one copy for all its jobs
   using trace_detail::LineCursor;
   LineCursor cursor(text);
   std::vector<std::string> header;
@@ -42,7 +43,7 @@ Workload read_pollux_workload(const std::string& path, std::string_view text) {
     if (f.size() != header.size())
       throw InputError(path, ln, "", fmt::format("expected {} fields, got {}", header.size(), f.size()));
     JobSpec job;
-    job.source_file = path;
+    job.source_file = source;
     job.source_line = ln;
     job.id = std::string(trim(f[c_name]));
     if (job.id.empty()) throw InputError(path, ln, "name", "empty job name");

@@ -90,7 +90,7 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names) {
   auto reject = [&](std::string_view field, std::string message) {
     // Keep the first problem only: one clear reason reads better in a rejection log than a list.
     if (job.invalid_reason.empty()) {
-      job.invalid_reason = describe(job.source_file, job.source_line, field, message);
+      job.invalid_reason = describe(job.source_file ? *job.source_file : std::string(), job.source_line, field, message);
     }
   };
   if (job.work < 0.0) {

@@ -37,6 +37,7 @@ Json parse_file(const std::string& path) {
   // Keys seen in each open object (key -> its index among all keys of the file), innermost last.
   std::vector<std::map<std::string, std::size_t>> open_objects;
   std::size_t keys_seen = 0;
+  std::string last_key;  // the key whose value is being parsed (for errors nlohmann gives no place for)
   auto check_keys = [&](int /*depth*/, nlohmann::json::parse_event_t event, Json& parsed) {
     using E = nlohmann::json::parse_event_t;
     if (event == E::object_start) {
@@ -46,6 +47,7 @@ Json parse_file(const std::string& path) {
     } else if (event == E::key && !open_objects.empty()) {
       const std::string key = parsed.template get<std::string>();
       const std::size_t index = keys_seen++;
+      last_key = key;
       if (auto [it, fresh] = open_objects.back().emplace(key, index); !fresh) {
         const std::size_t first = key_line(text, it->second);
         throw InputError(path, key_line(text, index), key,
@@ -62,6 +64,12 @@ Json parse_file(const std::string& path) {
     const auto line =
         1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
     throw InputError(path, line, "", fmt::format("invalid JSON: {}", e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond double's range (1e400): nlohmann throws without a position; the key being
+    // parsed names the place (its line is the key's, as values follow their key on that line).
+    const std::size_t line = keys_seen > 0 ? key_line(text, keys_seen - 1) : 0;
+    throw InputError(path, line, last_key,
+                     fmt::format("number out of range (beyond +-1.8e308): {}", e.what()));
   }
 }
 

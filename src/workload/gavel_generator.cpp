@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <memory>
 #include <random>
 
 #include "hetsim/util/error.hpp"
@@ -109,6 +110,7 @@ Workload make_gavel_workload(const GavelWorkloadConfig& config, const std::vecto
   Workload w;
   w.source = fmt::format("generator:gavel(jobs={},jobs_per_hour={},multi_gpu={},seed={})", config.jobs,
                          config.jobs_per_hour, config.multi_gpu, config.seed);
+  const auto source_file = std::make_shared<const std::string>(w.source);  // one copy for all jobs
   w.format = "generator";
   double t = 0.0;
   for (int i = 0; i < config.jobs; ++i) {
@@ -127,7 +129,7 @@ Workload make_gavel_workload(const GavelWorkloadConfig& config, const std::vecto
     job.work = std::round(duration_s * type.steps_per_s.at(sf));
     if (job.work < 1) job.work = 1;
     job.unit = WorkUnit::Iterations;
-    job.source_file = w.source;
+    job.source_file = source_file;
     job.source_line = static_cast<std::size_t>(i + 1);
     w.jobs.push_back(std::move(job));
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <memory>
 #include <random>
 
 #include "hetsim/util/random.hpp"
@@ -12,6 +13,7 @@ Workload make_synthetic_workload(const SyntheticWorkloadConfig& config) {
   std::mt19937_64 rng(config.seed);
   Workload w;
   w.source = fmt::format("builtin:synthetic(jobs={},seed={})", config.jobs, config.seed);
+  const auto source_file = std::make_shared<const std::string>(w.source);  // one copy for all jobs
   w.format = "synthetic";
   double t = 0.0;
   for (int i = 0; i < config.jobs; ++i) {
@@ -26,7 +28,7 @@ Workload make_synthetic_workload(const SyntheticWorkloadConfig& config) {
     job.requested_gpus = job.min_gpus = job.max_gpus = gpus;
     job.work = duration;
     job.unit = WorkUnit::ReferenceSeconds;
-    job.source_file = w.source;
+    job.source_file = source_file;
     job.source_line = static_cast<std::size_t>(i + 1);
     w.jobs.push_back(std::move(job));
   }

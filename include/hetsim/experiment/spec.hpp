@@ -66,6 +66,11 @@ ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const st
 /// parameters, generator settings) before anything runs. Throws InputError naming the spec.
 std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const PolicyRegistry& registry);
 
+/// Reads every distinct input of the points (cluster, trace or generator, throughput table, model
+/// and its parameters) once, as `run` would, so a malformed trace or an undeclared model parameter
+/// is one InputError naming the spec and the point before anything runs, not a failed point.
+void check_point_inputs(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points);
+
 /// The text a value takes in results and folder names: strings as they are, numbers as JSON.
 std::string value_text(const nlohmann::ordered_json& value);
 

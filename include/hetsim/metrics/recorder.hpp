@@ -5,6 +5,7 @@
 
 #include "hetsim/cluster/cluster.hpp"
 #include "hetsim/metrics/job_event.hpp"
+#include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
 
@@ -21,7 +22,8 @@ struct JobRecord {
   int restarts = 0;        ///< starts that paid the restart overhead
   double restart_s = 0.0;  ///< seconds spent paying restart overhead
   double gpu_s = 0.0;      ///< GPU-seconds held
-  std::string status;      ///< completed, rejected, unfinished
+  /// Completed, Rejected or Unfinished (written as to_string(status)); NotArrived until the run ends.
+  JobStatus status = JobStatus::NotArrived;
   std::string reason;      ///< why rejected or unfinished
   /// Ideal run time: work over the job's best rate at its requested GPU count (fastest type, the
   /// job alone); -1 when unknown. Set by the run from the throughput model.
@@ -66,7 +68,7 @@ class RunRecorder final : public JobEventSink {
   std::vector<JobRecord> records_;
   std::vector<double> restart_len_s_;  // restart overhead of each job's current allocation
   std::vector<double> alloc_since_s_;
-  std::vector<std::vector<char>> types_used_;
+  std::vector<char> types_used_;  // [job * types + type]: the job ran on that type
   std::vector<double> busy_by_type_;
   std::vector<char> arrived_;
   int active_ = 0;

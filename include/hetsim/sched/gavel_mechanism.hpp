@@ -26,6 +26,7 @@ struct GavelConfig {
   double min_reset_interval_s = 1920.0; ///< Gavel's minimum_time_between_allocation_resets
   double restart_overhead_s = 0.0;      ///< charged at every change of a job's placement (unless the job has its own)
   std::optional<double> until_s;        ///< horizon; jobs not done become unfinished
+  double max_rounds = kMaxRounds;       ///< rounds after which the run stops with an InputError naming --interval
   std::uint64_t seed = 0;               ///< GPU-type shuffling uses CPython's generator at seed + 5, as Gavel
 };
 

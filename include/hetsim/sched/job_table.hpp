@@ -21,6 +21,16 @@
 namespace hetsim {
 
 /// Lifecycle settings shared by both mechanisms.
+/// Most scheduling rounds a run may take (both mechanisms count the rounds they run; idle time
+/// between arrivals takes none): far above any documented experiment (Gavel's MSR trace at 360 s
+/// rounds is ~1e5), low enough that `--interval 0.001` on a long job fails instead of running for
+/// days.
+inline constexpr double kMaxRounds = 1e8;
+
+/// Throws InputError naming --interval when a mechanism starts round number `rounds` (1-based) and
+/// that exceeds `max_rounds`; the message says when, and what to do.
+void check_round_limit(std::uint64_t rounds, double max_rounds, double round_s, SimTime now);
+
 struct LifecycleConfig {
   /// Seconds without progress paid at every start of an allocation (first start, resume, move,
   /// resize) unless the job has its own JobSpec::restart_overhead_s. 0 = free restarts.

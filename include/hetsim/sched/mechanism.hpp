@@ -2,6 +2,7 @@
 /// The scheduling mechanism: turns engine events into job state changes, asks the policy what to
 /// run, validates and applies its decision, keeps every job's progress exact and schedules
 /// completions. It knows no particular policy.
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,8 @@ struct MechanismConfig {
   bool round_grid_from_zero = false;
   /// Stop at this time (seconds); jobs not done are reported unfinished. nullopt = run to the end.
   std::optional<double> until_s;
+  /// Rounds (with interval_s > 0) after which the run stops with an InputError naming --interval.
+  double max_rounds = kMaxRounds;
   /// Seconds without progress paid once, at a job's first start, for its profiling runs (Heet's
   /// short runs that give the collaborative filter the job's row). 0 = none (--profiling oracle).
   double profiling_s = 0.0;
@@ -95,6 +98,7 @@ class Mechanism final : public EventHandler {
   bool tick_scheduled_ = false;
   std::size_t arrived_ = 0;  ///< arrivals handled so far (all of them: no arrival is left to come)
   int idle_rounds_ = 0;      ///< consecutive rounds with nothing running and nothing left to arrive
+  std::uint64_t rounds_ = 0;  // RoundTicks handled (checked against config_.max_rounds)
   std::optional<SimTime> first_tick_;  // anchor of the round grid
   bool ended_ = false;
 };

@@ -2,6 +2,7 @@
 /// A job as read from a trace: immutable for the whole run. Run-time state lives in the mechanism.
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ struct JobSpec {
   /// cluster's types); empty = any. Set by traces that record placement constraints (Alibaba
   /// OpenB `gpu_spec`); enforced by wrapping the run's throughput model (TypeConstrainedModel).
   std::vector<std::string> allowed_gpu_types;
-  std::string source_file;         ///< where the job was read (for error messages)
+  /// Where the job was read (for error messages); shared by the jobs of one file (one copy, not
+  /// one per job: a million-job trace). Null = not read from a file.
+  std::shared_ptr<const std::string> source_file;
   std::size_t source_line = 0;     ///< 1-based line in source_file
   /// A reason this job must be rejected at admission, found while reading (for example a negative
   /// duration). Empty = valid. The run rejects it with this reason instead of dropping it.
