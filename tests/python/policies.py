@@ -97,7 +97,10 @@ class WrongShape(hetsim.AllocationPolicy):
 
 
 class ZeroShares(hetsim.AllocationPolicy):
-    """an allocation policy that never gives any job a share"""
+    """an allocation policy that never gives any job a share (and, as Gavel's FIFO, leaves
+    zero-priority jobs unscheduled, so no job ever runs)"""
+
+    skip_zero_priority = True
 
     def allocate(self, view):
         return np.zeros((len(view.jobs), len(view.type_names)))
