@@ -13,7 +13,10 @@ packages=(
   libeigen3-dev                  # least squares, tensor completion
   libglpk-dev                    # LP/ILP policies (GLPK)
   libqhull-dev                   # Delaunay interpolation of unmeasured placements (Qhull, as scipy)
-  python3-matplotlib python3-pandas  # scripts/plot.py
+  python3-matplotlib python3-pandas  # scripts/plot.py, the Python module's results, examples
+  pybind11-dev python3-dev       # the `hetsim` Python module and --policy-file (embedded Python)
+  python3-numpy python3-scipy    # Python policies' views; the max-min linprog example
+  python3-pytest                 # the Python tests (run by ctest)
   time                           # /usr/bin/time for the benchmarks
 )
 missing=()

@@ -11,6 +11,7 @@
 #include "hetsim/experiment/sweep.hpp"
 #include "hetsim/util/error.hpp"
 #include "progress.hpp"
+#include "python_host.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -27,6 +28,7 @@ struct CheckOptions {
   int threads = 2;
   std::string out;
   bool quiet = false;
+  std::vector<std::string> policy_files;
 };
 
 // A fresh private folder under the system temp dir, removed when the check ends.
@@ -56,8 +58,11 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
   add_threads_option(cmd, opts->threads);
   add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--out", opts->out, "Keep the run's outputs in this folder (default: a temporary folder)");
-  return [opts, &registry]() -> int {
+  add_policy_file_option(cmd, opts->policy_files);
+  return [opts, &base_registry = registry]() -> int {
     const double tolerance = parse_tolerance(opts->tolerance);
+    const PolicyHost host(base_registry, with_spec_policy_files(opts->spec, opts->policy_files));
+    const PolicyRegistry& registry = host.registry();
     const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
     const auto points = expand_points(spec, registry);
     check_point_inputs(spec, points);

@@ -10,6 +10,7 @@
 #include "hetsim/experiment/compare.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "python_host.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -67,8 +68,10 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
   add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--out", opts->out,
                   "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv and summary.json in DIR/<policy>/");
-  return [opts, &registry]() -> int {
+  return [opts, &base_registry = registry]() -> int {
     RunSpec base = to_run_spec(opts->run);
+    const PolicyHost host(base_registry, opts->run.policy_files);
+    const PolicyRegistry& registry = host.registry();
     const auto policies = variants(*opts, base, registry);
     base.params.clear();
     // Every policy reads the same inputs: a bad trace, cluster or table is one input error (exit 2)
@@ -77,12 +80,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     const auto entries = compare_policies(base, policies, registry, opts->threads);
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
-      std::filesystem::create_directories(opts->out);
-      const std::filesystem::path dir(opts->out);
-      write_file_checked(dir / "compare.csv", "--out", [&](std::ostream& out) { write_compare_csv(out, entries); });
-      write_file_checked(dir / "compare.json", "--out", [&](std::ostream& out) { write_compare_json(out, entries); });
-      for (const CompareEntry& e : entries)
-        if (e.output) write_run_outputs((std::filesystem::path(opts->out) / e.policy).string(), *e.output);
+      write_compare_outputs(opts->out, entries);
       if (!opts->quiet) fmt::print("outputs: {}/compare.csv, {}/compare.json, {}/<policy>/\n", opts->out, opts->out, opts->out);
     }
     int code = kOk;

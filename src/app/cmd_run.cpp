@@ -11,6 +11,7 @@
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "python_host.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -46,12 +47,14 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
 
   return [opts, &registry]() -> int {
     RunSpec spec = to_run_spec(opts->run);
+    const PolicyHost host(registry, opts->run.policy_files);
+    if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
     TimelineRecorder timeline;
     UtilizationRecorder utilization;
     std::vector<JobEventSink*> sinks;
     if (!opts->timeline.empty()) sinks = {&timeline, &utilization};
     auto t0 = std::chrono::steady_clock::now();
-    RunOutput out = run_simulation(spec, registry, sinks);
+    RunOutput out = run_simulation(spec, host.registry(), sinks);
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
     if (!opts->timeline.empty()) {

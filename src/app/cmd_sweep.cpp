@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetsim/experiment/sweep.hpp"
 #include "progress.hpp"
+#include "python_host.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -20,6 +21,7 @@ struct SweepCommandOptions {
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
+  std::vector<std::string> policy_files;
 };
 
 }  // namespace
@@ -36,7 +38,10 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--shard", opts->shard, "Run only share I of N (0-based I/N: points with index mod N == I)");
   cmd->add_flag("--fresh", opts->fresh, "Re-run points that are already done");
   cmd->add_flag("--dry-run", opts->dry_run, "Check the spec and list its points without running anything");
-  return [opts, &registry]() -> int {
+  add_policy_file_option(cmd, opts->policy_files);
+  return [opts, &base_registry = registry]() -> int {
+    const PolicyHost host(base_registry, with_spec_policy_files(opts->spec, opts->policy_files));
+    const PolicyRegistry& registry = host.registry();
     const ExperimentSpec spec = load_experiment_spec(opts->spec, registry);
     const auto points = expand_points(spec, registry);
     check_point_inputs(spec, points);

@@ -1,5 +1,7 @@
 #include "run_options.hpp"
 
+#include "python_host.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <fmt/format.h>
@@ -118,7 +120,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                                               "With --generate: GPU type whose measured rate turns durations into steps")
                                   ->capture_default_str();
   if (with_policy)
-    cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
+    opts.policy_option =
+        cmd->add_option("--policy", opts.spec.policy, "Scheduling policy (see `hetsim list policies`)")->capture_default_str();
+  add_policy_file_option(cmd, opts.policy_files);
   cmd->add_option("--param", opts.params, "Policy parameter key=value (repeatable)");
   cmd->add_option("--mechanism", opts.spec.mechanism_kind,
                   "auto, event (event-driven; rounds with --interval) or gavel (Gavel's round-based time sharing "

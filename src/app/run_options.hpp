@@ -15,6 +15,8 @@ struct RunOptions {
   RunSpec spec;
   std::string format = "auto";
   std::vector<std::string> params;
+  std::vector<std::string> policy_files;  ///< --policy-file FILE[:ClassName] (python_host.hpp)
+  CLI::Option* policy_option = nullptr;    ///< to tell an explicit --policy from the default
   std::vector<std::string> model_params;
   double until_s = -1.0;
   int generate_jobs = 0;

@@ -6,7 +6,10 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "hetsim/experiment/results.hpp"
+#include "hetsim/util/output_file.hpp"
 #include "hetsim/util/parallel.hpp"
 
 namespace hetsim {
@@ -118,6 +121,15 @@ void write_compare_json(std::ostream& out, const std::vector<CompareEntry>& entr
     all.push_back(std::move(j));
   }
   out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+void write_compare_outputs(const std::string& dir, const std::vector<CompareEntry>& entries) {
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path root(dir);
+  write_file_checked(root / "compare.csv", "--out", [&](std::ostream& out) { write_compare_csv(out, entries); });
+  write_file_checked(root / "compare.json", "--out", [&](std::ostream& out) { write_compare_json(out, entries); });
+  for (const CompareEntry& e : entries)
+    if (e.output) write_run_outputs((root / e.policy).string(), *e.output);
 }
 
 }  // namespace hetsim

@@ -20,7 +20,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-constexpr const char* kSpecKeys = "name, description, policies, sweep, metrics";
+constexpr const char* kSpecKeys = "name, description, policies, policy_files, sweep, metrics";
 
 struct Keys {
   std::vector<RunKey> list = run_keys();
@@ -238,6 +238,27 @@ std::string value_text(const nlohmann::ordered_json& value) {
   return value.dump();
 }
 
+std::vector<std::string> spec_policy_files(const nlohmann::ordered_json& doc, const std::string& path) {
+  std::vector<std::string> files;
+  if (!doc.is_object() || !doc.contains("policy_files")) return files;
+  const Json& list = doc["policy_files"];
+  if (!list.is_array()) throw InputError(path, 0, "policy_files", "expected an array of Python files (FILE or FILE:ClassName)");
+  const fs::path base = fs::path(path).parent_path();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string field = fmt::format("policy_files[{}]", i);
+    if (!list[i].is_string()) throw InputError(path, 0, field, "expected a string: FILE or FILE:ClassName");
+    const std::string text = list[i].get<std::string>();
+    // "FILE:ClassName": the class part follows the last ':' after the ".py".
+    const std::size_t py = text.rfind(".py");
+    const std::size_t colon = py == std::string::npos ? std::string::npos : text.find(':', py);
+    const std::string file = (base / text.substr(0, colon)).lexically_normal().generic_string();
+    if (!fs::is_regular_file(file))
+      throw InputError(path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
+    files.push_back(colon == std::string::npos ? file : file + text.substr(colon));
+  }
+  return files;
+}
+
 ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistry& registry) {
   return parse_experiment_spec(read_json_file(path), path, registry);
 }
@@ -278,6 +299,8 @@ ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const st
         }
         spec.axes.push_back(std::move(a));
       }
+    } else if (key == "policy_files") {
+      spec_policy_files(doc, path);  // checked here; loaded by the caller before parsing (Python)
     } else if (key == "metrics") {
       if (!value.is_array()) throw InputError(path, 0, "metrics", "expected an array of metric names");
       for (std::size_t i = 0; i < value.size(); ++i) {

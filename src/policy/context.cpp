@@ -21,6 +21,13 @@ double PolicyView::work_done(JobIndex j) const {
                         (now_ - from).seconds());
 }
 
+double PolicyView::attained_gpu_s(JobIndex j) const {
+  const JobRuntime& job = this->job(j);
+  if (job.status != JobStatus::Running || now_ <= job.updated) return job.attained_gpu_s;
+  // The same sum the mechanism adds when it brings the job up to date (sched/mechanism.cpp).
+  return job.attained_gpu_s + static_cast<double>(job.gpus.size()) * (now_ - job.updated).seconds();
+}
+
 double PolicyView::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {
   AllocationShape shape{type, count, count <= cluster().max_gpus_per_node(type)};
   return model_->rate(job, shape);

@@ -75,6 +75,7 @@ PolicyRegistry make_default_registry() {
   register_gavel_makespan(registry);
   register_sia(registry);
   register_tiresias(registry);
+  register_las(registry);
   register_optimus(registry);
   register_pollux(registry);
   register_heet(registry);

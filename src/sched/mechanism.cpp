@@ -61,6 +61,7 @@ void Mechanism::handle(const Event& event) {
 
 void Mechanism::on_arrival(JobIndex j) {
   const auto next = static_cast<std::size_t>(j) + 1;
+  arrived_ = next;
   if (next < workload_.jobs.size())
     sim_.schedule(workload_.jobs[next].submit, EventClass::Arrival, static_cast<std::int64_t>(next));
   if (table_.arrive(j, sim_.now()) != Admission::Pending) return;
@@ -100,6 +101,15 @@ void Mechanism::on_round_tick() {
   tick_scheduled_ = false;
   check_round_limit(++rounds_, config_.max_rounds, config_.interval_s, sim_.now());
   run_policy();
+  idle_rounds_ = table_.running().empty() && arrived_ == workload_.jobs.size() ? idle_rounds_ + 1 : 0;
+  if (idle_rounds_ >= kMaxIdleRounds) {
+    const std::string why = fmt::format("still waiting after {} rounds with nothing running and nothing left to "
+                                        "arrive: the policy never gave it GPUs", kMaxIdleRounds);
+    table_.end_unfinished(sim_.now(), EndOfRun{StopReason::RunEnded, why, why}, [this](JobRuntime& job) { advance(job); });
+    ended_ = true;
+    sim_.stop();
+    return;
+  }
   if (!table_.pending().empty() || !table_.running().empty()) {
     sim_.schedule(sim_.now() + SimTime::from_seconds(config_.interval_s), EventClass::RoundTick);
     tick_scheduled_ = true;

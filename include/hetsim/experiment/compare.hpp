@@ -42,5 +42,8 @@ void print_compare_table(std::ostream& out, const std::vector<CompareEntry>& ent
 void write_compare_csv(std::ostream& out, const std::vector<CompareEntry>& entries);
 /// JSON array of {policy, status, error, metrics{...}}.
 void write_compare_json(std::ostream& out, const std::vector<CompareEntry>& entries);
+/// What `hetsim compare --out DIR` writes: DIR/compare.csv, DIR/compare.json and each completed
+/// policy's jobs.csv and summary.json in DIR/<policy>/. Throws InputError if DIR cannot be written.
+void write_compare_outputs(const std::string& dir, const std::vector<CompareEntry>& entries);
 
 }  // namespace hetsim

@@ -49,6 +49,12 @@ struct ExperimentPoint {
   std::string fingerprint;
 };
 
+/// The spec's "policy_files" key: Python policy files (FILE or FILE:ClassName) whose classes the
+/// spec's "policies" may name, resolved against the spec's folder and checked to exist. Empty when
+/// the key is absent. Loading them needs Python: the CLI (--policy-file) and the `hetsim` module do
+/// it before parsing the spec. Throws InputError naming the spec and the key.
+std::vector<std::string> spec_policy_files(const nlohmann::ordered_json& doc, const std::string& path);
+
 /// Reads and validates a spec file. Throws InputError naming the file and the key.
 ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistry& registry);
 

@@ -23,6 +23,8 @@ void register_gavel_makespan(PolicyRegistry& registry);
 void register_sia(PolicyRegistry& registry);
 /// tiresias: discretized 2D-LAS as in the Pollux simulator (src/policy/tiresias.cpp).
 void register_tiresias(PolicyRegistry& registry);
+/// las: preemptive least attained service (src/policy/las.cpp).
+void register_las(PolicyRegistry& registry);
 /// optimus: greedy marginal-gain allocation, Optimus+Oracle (src/policy/optimus.cpp).
 void register_optimus(PolicyRegistry& registry);
 /// pollux: goodput-maximising elastic allocation (src/policy/pollux.cpp).

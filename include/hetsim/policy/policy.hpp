@@ -72,6 +72,9 @@ class PolicyView {
   /// Work done by a job brought up to now exactly (progress-dependent rates integrated piece by
   /// piece), without changing it.
   double work_done(JobIndex j) const;
+  /// GPU-seconds a job has held, brought up to now (the mechanism's own accounting, extended over
+  /// the time since `updated` for a running job), without changing it.
+  double attained_gpu_s(JobIndex j) const;
   /// Rate of `job` on `count` GPUs of `type`, consolidated when the count fits on one node.
   double rate_on_type(const JobSpec& job, GpuTypeId type, int count) const;
 

@@ -43,6 +43,11 @@ struct MechanismConfig {
   const ThroughputModel* planning_model = nullptr;
 };
 
+/// Round mode: after this many consecutive rounds in which nothing runs and nothing is left to
+/// arrive, the waiting jobs are reported unfinished. Such a round changes nothing but the clock, so
+/// a policy that gives no GPUs in one would tick to the horizon (1e12 s) for ever otherwise.
+inline constexpr int kMaxIdleRounds = 1000;
+
 /// Runs one simulation. Construct, then call run() once.
 class Mechanism final : public EventHandler {
  public:
@@ -91,6 +96,8 @@ class Mechanism final : public EventHandler {
   std::vector<char> allocated_in_pass_;
   bool pass_requested_ = false;
   bool tick_scheduled_ = false;
+  std::size_t arrived_ = 0;  ///< arrivals handled so far (all of them: no arrival is left to come)
+  int idle_rounds_ = 0;      ///< consecutive rounds with nothing running and nothing left to arrive
   std::uint64_t rounds_ = 0;  // RoundTicks handled (checked against config_.max_rounds)
   std::optional<SimTime> first_tick_;  // anchor of the round grid
   bool ended_ = false;
