@@ -1,7 +1,8 @@
 #pragma once
 // Prefix sums over a growing array of counts (a Fenwick tree, Fenwick 1994), private to
 // src/policy/: tiresias asks "how many GPUs of a type do the running jobs ahead of this queue
-// position hold" in O(log n) instead of walking the queue.
+// position hold" in O(log n) instead of walking the queue. Counts are GPUs, so they fit an int;
+// positions grow with the run (one per enqueue), so the tree holds 4 bytes per position.
 #include <cstddef>
 #include <vector>
 
@@ -10,9 +11,8 @@ namespace hetsim::policy_detail {
 class PrefixSums {
  public:
   /// Adds `delta` at position `i` (the array grows as needed).
-  void add(std::size_t i, long long delta) {
-    if (i >= values_.size()) grow(i + 1);
-    values_[i] += delta;
+  void add(std::size_t i, int delta) {
+    while (i >= tree_.size()) grow();
     for (std::size_t k = i + 1; k <= tree_.size(); k += k & (~k + 1)) tree_[k - 1] += delta;
   }
   /// Sum of positions [0, end).
@@ -24,19 +24,20 @@ class PrefixSums {
   }
 
  private:
-  // Doubles the size and rebuilds the tree from the values in O(n).
-  void grow(std::size_t size) {
-    std::size_t n = tree_.empty() ? 64 : tree_.size();
-    while (n < size) n *= 2;
-    values_.resize(n, 0);
-    tree_.assign(values_.begin(), values_.end());
-    for (std::size_t k = 1; k <= n; ++k) {
-      const std::size_t parent = k + (k & (~k + 1));
-      if (parent <= n) tree_[parent - 1] += tree_[k - 1];
+  // Doubles the size (a power of two) in O(n): the old entries keep their ranges, the new node
+  // at 2n covers everything (the old total), and every other new node covers only new, empty
+  // positions.
+  void grow() {
+    const std::size_t n = tree_.size();
+    if (n == 0) {
+      tree_.assign(64, 0);
+      return;
     }
+    const auto total = static_cast<int>(prefix(n));
+    tree_.resize(2 * n, 0);
+    tree_[2 * n - 1] = total;
   }
-  std::vector<long long> values_;
-  std::vector<long long> tree_;  // tree_[k-1] = sum of values_ over (k - lowbit(k), k]
+  std::vector<int> tree_;  // tree_[k-1] = sum over positions (k - lowbit(k), k], 1-based
 };
 
 }  // namespace hetsim::policy_detail
