@@ -15,7 +15,7 @@
 // (running jobs keep their GPUs without a request, as the Decision contract allows). Otherwise the
 // full merged fill runs; both give the same decision.
 #include <algorithm>
-#include <set>
+#include <iterator>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -45,6 +45,7 @@ class SrtfPolicy final : public SchedulingPolicy {
   using Queue = policy_detail::DemandQueue<double>;
   struct JobState {
     std::vector<double> rates;  // [type] at the requested count; empty until first asked
+    double best_rate = 0.0;     // the largest of rates
     bool waiting = false;   // in pending_ under `key`
     bool ranked = false;    // in running_
     bool bounded = false;   // in bound_ under `bound`
@@ -89,8 +90,8 @@ class SrtfPolicy final : public SchedulingPolicy {
     }
     Queue::Cursor waiting(pending_);
     int gpus = 0;
-    if (!bound_.empty()) {
-      const Entry bound = *bound_.rbegin();
+    if (const Entry* top = largest_bound(ctx)) {
+      const Entry bound = *top;
       for (const Entry* w; (w = waiting.peek(capacity, &gpus)) != nullptr && *w < bound; waiting.pop()) {
         const GpuTypeId t = fastest_type(ctx, w->second, gpus);
         if (t < 0) continue;  // no type runs it: the fill passes it by
@@ -102,6 +103,24 @@ class SrtfPolicy final : public SchedulingPolicy {
     for (const Entry* w; (w = waiting.peek(*std::max_element(slack.begin(), slack.end()))) != nullptr; waiting.pop())
       place(ctx, w->second, slack, d);
     return true;
+  }
+
+  // The largest bound of a running job, or nullptr when none runs. Stale entries on top are
+  // dropped; when they outnumber the live ones the heap is rebuilt from the running jobs.
+  const Entry* largest_bound(const PolicyView& ctx) {
+    auto live = [&](const Entry& e) {
+      auto it = state_.find(e.second);
+      return it != state_.end() && it->second.bounded && it->second.bound == e;
+    };
+    if (bound_.size() > 2 * ctx.running().size() + 64) {
+      std::erase_if(bound_, [&](const Entry& e) { return !live(e); });
+      std::make_heap(bound_.begin(), bound_.end());
+    }
+    while (!bound_.empty() && !live(bound_.front())) {
+      std::pop_heap(bound_.begin(), bound_.end());
+      bound_.pop_back();
+    }
+    return bound_.empty() ? nullptr : &bound_.front();
   }
 
   // The type the fill gives job j when every type has room: the fastest (the first of equals)
@@ -128,7 +147,7 @@ class SrtfPolicy final : public SchedulingPolicy {
       if (s.waiting) pending_.erase(n, s.key);
       s.waiting = ctx.job(j).status == JobStatus::Pending;
       if (s.waiting) {
-        s.key = {remaining_s(ctx, j), j};
+        s.key = {remaining_s(ctx, j, s), j};
         pending_.insert(n, s.key);
       }
       const bool run = ctx.job(j).status == JobStatus::Running;
@@ -136,9 +155,12 @@ class SrtfPolicy final : public SchedulingPolicy {
         s.ranked = true;
         running_.push_back({0.0, j});
       }
-      if (s.bounded && !run) bound_.erase(s.bound);
-      if (run && !s.bounded) s.bound = *bound_.insert({remaining_s(ctx, j), j}).first;
-      s.bounded = run;
+      if (run && !s.bounded) {
+        s.bound = {remaining_s(ctx, j, s), j};
+        bound_.push_back(s.bound);
+        std::push_heap(bound_.begin(), bound_.end());
+      }
+      s.bounded = run;  // a job that stops leaves a stale entry in bound_, dropped lazily
       // A job that has ended is forgotten (its stale running_ entry goes at the next ranking), so
       // the state kept is the active jobs', not every job's of the run.
       if (!s.waiting && !run) state_.erase(j);
@@ -160,7 +182,7 @@ class SrtfPolicy final : public SchedulingPolicy {
       s.ranked = ctx.job(j).status == JobStatus::Running;
       if (!s.ranked) continue;
       kept += i < sorted_ ? 1 : 0;
-      running_[out++] = {remaining_s(ctx, j), j};
+      running_[out++] = {remaining_s(ctx, j, s), j};
     }
     running_.resize(out);
     if (running_.size() != ctx.running().size())
@@ -168,26 +190,32 @@ class SrtfPolicy final : public SchedulingPolicy {
     const auto mid = running_.begin() + static_cast<std::ptrdiff_t>(kept);
     if (std::is_sorted(running_.begin(), mid)) {
       std::sort(mid, running_.end());
-      std::inplace_merge(running_.begin(), mid, running_.end());
+      merged_.clear();  // std::merge into a kept buffer: inplace_merge allocates one every pass
+      std::merge(running_.begin(), mid, mid, running_.end(), std::back_inserter(merged_));
+      running_.swap(merged_);
     } else {
       std::sort(running_.begin(), running_.end());
     }
     sorted_ = running_.size();
-    bound_ = std::set<Entry>(running_.begin(), running_.end());  // linear: the input is sorted
+    bound_.assign(running_.begin(), running_.end());
+    std::make_heap(bound_.begin(), bound_.end());
     for (const Entry& e : running_) state(ctx, e.second).bound = e;
     return running_;
   }
 
-  // Rate of job j on each type at its requested count, computed once (the model is a function of
-  // the spec and the shape).
-  const double* rates(const PolicyView& ctx, JobIndex j) {
-    const auto ntypes = ctx.cluster().gpu_types().size();
-    JobState& s = state(ctx, j);
+  // Rate of job j on each type at its requested count, and the best of them, computed once (the
+  // model is a function of the spec and the shape).
+  const double* rates(const PolicyView& ctx, JobIndex j) { return rates(ctx, j, state(ctx, j)); }
+  const double* rates(const PolicyView& ctx, JobIndex j, JobState& s) {
     if (s.rates.empty()) {
+      const auto ntypes = ctx.cluster().gpu_types().size();
       const JobSpec& spec = *ctx.job(j).spec;
       s.rates.resize(ntypes);
-      for (std::size_t t = 0; t < ntypes; ++t)
+      s.best_rate = 0.0;
+      for (std::size_t t = 0; t < ntypes; ++t) {
         s.rates[t] = ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
+        s.best_rate = std::max(s.best_rate, s.rates[t]);
+      }
     }
     return s.rates.data();
   }
@@ -195,11 +223,10 @@ class SrtfPolicy final : public SchedulingPolicy {
   // State of an active job, made on first sight.
   JobState& state(const PolicyView&, JobIndex j) { return state_[j]; }
 
-  double remaining_s(const PolicyView& ctx, JobIndex j) {
-    const double* r = rates(ctx, j);
-    double best = 0.0;
-    for (std::size_t t = 0; t < ctx.cluster().gpu_types().size(); ++t) best = std::max(best, r[t]);
-    return best > 0.0 ? ctx.remaining_work(j) / best : 1e300;
+  double remaining_s(const PolicyView& ctx, JobIndex j) { return remaining_s(ctx, j, state(ctx, j)); }
+  double remaining_s(const PolicyView& ctx, JobIndex j, JobState& s) {
+    rates(ctx, j, s);
+    return s.best_rate > 0.0 ? ctx.remaining_work(j) / s.best_rate : 1e300;
   }
 
   // The greedy step for one job: stay put if running and its type still has room, else the
@@ -232,7 +259,11 @@ class SrtfPolicy final : public SchedulingPolicy {
   Queue pending_;
   std::vector<Entry> running_;   // last merged fill's ranking of the running jobs, then those started since
   std::size_t sorted_ = 0;       // entries of running_ in that ranking
-  std::set<Entry> bound_;        // running jobs by a key at least their remaining time
+  std::vector<Entry> merged_;    // scratch of rank_running
+  // Max-heap of (key, job) with a key at least each running job's remaining time, and stale
+  // entries of jobs that stopped (or were re-bounded), dropped when they reach the top: no
+  // allocation per pass.
+  std::vector<Entry> bound_;
   std::unordered_map<JobIndex, JobState> state_;  // active jobs
 };
 
