@@ -231,6 +231,23 @@ TEST_CASE("cli: an empty number and a repeated key are refused, not read as 0 or
                      "field '--model-param': key 'network_efficiency' given twice ('network_efficiency=0.5' and "
                      "'network_efficiency=0.7'); give each key once");
   expect_input_error("run -q --param a=1 --param a=2", "key 'a' given twice");
+  for (const char* flag : {"--trace", "--throughputs", "--out", "--timeline", "--cluster"})
+    expect_input_error(std::string("run -q ") + flag + " ''", std::string(flag) + ": expected a value, got an empty one");
+}
+
+TEST_CASE("cli: a round due beyond the 1e12 s horizon never comes; its jobs end unfinished, at once", "[cli]") {
+  test::TempDir dir("specflags-horizon");
+  // A runs in the first round (t=0); B and C arrive later and join the next round at 1e12 s,
+  // where they start but cannot finish; nothing after that round is scheduled.
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\nA,0,8,10\nB,5,8,10\nC,6,8,10\n");
+  const std::string out = (dir.path / "o").string();
+  const auto r = run_cli("run -q --trace " + trace + " --interval 1e12 --out " + out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("2 of 3 jobs did not finish without an --until horizon"));
+  const std::string jobs = test::slurp(out + "/jobs.csv");
+  CHECK_THAT(jobs, Contains("A,0.000000,0.000000,10.000000,10.000000"));
+  CHECK_THAT(jobs, Contains("B,5.000000,1000000000000.000000,,,999999999995.000000,8,8,v100,0,0,0.000000,0.000000,unfinished,"
+                            "would finish beyond the simulation horizon of 1e+12 s on its GPUs"));
 }
 
 TEST_CASE("sweep and check: an undeclared model parameter or a malformed trace fails at spec load", "[cli][experiment]") {

@@ -79,6 +79,14 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     if (out.stats.refused_requests > out.stats.warnings.size())
       fmt::print(stderr, "hetsim: warning: {} more refused policy requests\n",
                  out.stats.refused_requests - out.stats.warnings.size());
+    if (out.summary.unfinished > 0 && !spec.mechanism.until_s) {
+      // Without --until every job should finish; say so on stderr, not only in jobs.csv.
+      std::size_t shown = 0;
+      for (const JobRecord& r : out.records)
+        if (r.status == JobStatus::Unfinished && shown++ < 3) fmt::print(stderr, "hetsim: unfinished: {}: {}\n", r.job_id, r.reason);
+      fmt::print(stderr, "hetsim: warning: {} of {} jobs did not finish without an --until horizon (reasons in jobs.csv)\n",
+                 out.summary.unfinished, out.summary.jobs_read);
+    }
     if (out.summary.rejected > 0) {
       std::size_t shown = 0;
       for (const JobRecord& r : out.records) {

@@ -45,18 +45,23 @@ void add_threads_option(CLI::App* cmd, int& threads) {
 }
 
 void refuse_empty_numbers(CLI::App& app) {
-  // CLI11 converts an empty string to 0 for a number (`--until ""` would end the run at t=0).
-  // The type name is CLI11's ("FLOAT", "UINT"), followed by ":<description>" of any validator.
+  // CLI11 converts an empty string to 0 for a number (`--until ""` would end the run at t=0), and
+  // an empty path reads as "not given" (`--trace "$UNSET"` would run the built-in workload).
+  // The type name is CLI11's ("FLOAT", "TEXT"), followed by ":<description>" of any validator.
   static const std::set<std::string> numeric{"FLOAT", "INT", "UINT", "NUMBER"};
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-    for (CLI::Option* opt : sub->get_options())
-      if (const std::string type = opt->get_type_name(); numeric.count(type.substr(0, type.find(':'))) > 0)
-        opt->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-              return text.find_first_not_of(" \t") == std::string::npos ? "expected a number, got an empty value"
-                                                                         : std::string();
-            },
-            ""));
+    for (CLI::Option* opt : sub->get_options()) {
+      const std::string type = opt->get_type_name();
+      const std::string base = type.substr(0, type.find(':'));
+      const bool is_number = numeric.count(base) > 0;
+      if (!is_number && base != "TEXT") continue;
+      opt->check(CLI::Validator(
+          [is_number](std::string& text) -> std::string {
+            if (text.find_first_not_of(" \t") != std::string::npos) return {};
+            return is_number ? "expected a number, got an empty value" : "expected a value, got an empty one";
+          },
+          ""));
+    }
 }
 
 void add_quiet_flag(CLI::App* cmd, bool& quiet) {

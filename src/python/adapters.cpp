@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/python/bridge.hpp"
 #include "hetsim/util/error.hpp"
 #include "views.hpp"
@@ -224,6 +225,20 @@ py::object instantiate(const ClassRef& ref, const PolicyParams& params, std::uin
   }
 }
 
+// A class's round_s under the rules of --interval: a number of seconds, 0 (event-driven) or in
+// [0.001, 1e12]; anything else would hang the run on an unreachable or endless round grid.
+double round_s_of(const py::dict& entry, const std::string& origin, const std::string& class_name) {
+  const py::handle v = entry["round_s"];
+  double s = 0.0;
+  const bool number = (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) && !py::isinstance<py::bool_>(v);
+  if (number) s = v.cast<double>();
+  if (!number || !(s == 0.0 || (s >= 1e-3 && s <= kMaxSimSeconds)))
+    throw InputError(origin, 0, class_name + ".round_s",
+                     fmt::format("must be None, 0 or a number of seconds in [0.001, {:.0e}], got {}", kMaxSimSeconds,
+                                 py::repr(v).cast<std::string>()));
+  return s;
+}
+
 std::vector<ParamInfo> params_of(const py::dict& entry) {
   std::vector<ParamInfo> out;
   for (py::handle p : entry["params"]) {
@@ -243,7 +258,7 @@ std::string add_python_policy(PolicyRegistry& registry, const py::dict& entry) {
   ref->name = entry["name"].cast<std::string>();
   ref->class_name = entry["class_name"].cast<std::string>();
   ref->origin = entry["origin"].cast<std::string>();
-  if (!entry["round_s"].is_none()) ref->round_s = entry["round_s"].cast<double>();
+  if (!entry["round_s"].is_none()) ref->round_s = round_s_of(entry, ref->origin, ref->class_name);
   if (const PolicyInfo* taken = registry.find(ref->name))
     throw InputError(ref->origin, 0, ref->class_name + ".name",
                      fmt::format("policy name '{}' is already registered ({}): give the class another `name`", ref->name,

@@ -2,6 +2,7 @@
 // experiment-spec document and go through parse_experiment_spec() and expand_points(), so the
 // Python API takes exactly the spec keys of run_keys() (src/experiment/run_keys.cpp) with their
 // checks and messages; no option list is written here. Simulations run with the GIL released.
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <pybind11/stl.h>
 
@@ -44,9 +45,20 @@ std::string summary_json(const RunOutput& out) {
   return s.str();
 }
 
+// The settings document Python built; a value JSON cannot hold (NaN, infinity) is the caller's
+// input, named as such, not an internal error.
+nlohmann::ordered_json settings_document(const std::string& doc, const char* origin) {
+  try {
+    return nlohmann::ordered_json::parse(doc);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(origin, 0, "", fmt::format("a setting is not a finite number, string or boolean (NaN or "
+                                                "infinity?): {}", e.what()));
+  }
+}
+
 // The points of a settings document (one per listed policy: no sweep axes are passed).
 std::vector<ExperimentPoint> points_of(const std::string& doc, const char* origin, const PolicyRegistry& registry) {
-  const ExperimentSpec spec = parse_experiment_spec(nlohmann::ordered_json::parse(doc), origin, registry);
+  const ExperimentSpec spec = parse_experiment_spec(settings_document(doc, origin), origin, registry);
   return expand_points(spec, registry);
 }
 
@@ -65,7 +77,7 @@ py::tuple run_entry(const std::string& doc, const py::list& entries, const std::
 
 py::tuple compare_entry(const std::string& doc, const py::list& entries, int threads, const std::string& out_dir) {
   const PolicyRegistry registry = registry_with(entries);
-  const ExperimentSpec spec = parse_experiment_spec(nlohmann::ordered_json::parse(doc), kCompareOrigin, registry);
+  const ExperimentSpec spec = parse_experiment_spec(settings_document(doc, kCompareOrigin), kCompareOrigin, registry);
   const std::vector<ExperimentPoint> points = expand_points(spec, registry);
   RunSpec base = points.at(0).run;
   base.params.clear();
@@ -87,7 +99,7 @@ py::tuple compare_entry(const std::string& doc, const py::list& entries, int thr
 }
 
 nlohmann::ordered_json spec_document(const std::string& text, const std::string& path) {
-  return text.empty() ? read_json_file(path) : nlohmann::ordered_json::parse(text);
+  return text.empty() ? read_json_file(path) : settings_document(text, path.c_str());
 }
 
 py::tuple sweep_entry(const std::string& text, const std::string& path, const py::list& entries,

@@ -31,7 +31,9 @@ MechanismStats Mechanism::run() {
     // The queue ran dry: whatever is not final was left waiting by the policy.
     EndOfRun end{StopReason::RunEnded,
                  fmt::format("would finish beyond the simulation horizon of {:.0e} s on its GPUs", kMaxSimSeconds),
-                 "still waiting when no event was left: the policy never gave it GPUs"};
+                 tick_beyond_horizon_
+                     ? fmt::format("waiting for the next round, beyond the simulation horizon of {:.0e} s", kMaxSimSeconds)
+                     : std::string("still waiting when no event was left: the policy never gave it GPUs")};
     table_.end_unfinished(sim_.now(), end, [this](JobRuntime& job) { advance(job); });
   }
   table_.end_run(sim_.now());
@@ -85,7 +87,17 @@ void Mechanism::schedule_first_tick() {
     next = SimTime::from_us(first_tick_->us() + k * step);
   }
   if (!first_tick_) first_tick_ = next;
-  sim_.schedule(next, EventClass::RoundTick);
+  schedule_tick(next);
+}
+
+// A round beyond the simulation horizon never comes: the run ends without it, and jobs still
+// waiting for it end unfinished with the horizon's reason (the clock would saturate otherwise).
+void Mechanism::schedule_tick(SimTime at) {
+  if (!(at.seconds() <= kMaxSimSeconds)) {
+    tick_beyond_horizon_ = true;
+    return;
+  }
+  sim_.schedule(at, EventClass::RoundTick);
   tick_scheduled_ = true;
 }
 
@@ -110,9 +122,12 @@ void Mechanism::on_round_tick() {
     sim_.stop();
     return;
   }
+  const bool before_horizon = sim_.now().seconds() + config_.interval_s <= kMaxSimSeconds;
   if (!table_.pending().empty() || !table_.running().empty()) {
-    sim_.schedule(sim_.now() + SimTime::from_seconds(config_.interval_s), EventClass::RoundTick);
-    tick_scheduled_ = true;
+    if (before_horizon)
+      schedule_tick(sim_.now() + SimTime::from_seconds(config_.interval_s));
+    else
+      tick_beyond_horizon_ = true;
   }
 }
 

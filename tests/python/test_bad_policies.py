@@ -82,3 +82,21 @@ def test_a_view_kept_after_its_pass_refuses_new_reads():
     hetsim.run(cluster="default", policy=Keeper, until_s=60)
     with pytest.raises(RuntimeError, match="after its scheduling pass"):
         kept[0].remaining_work
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 1e13, -5.0, 0.0001, "abc", True])
+def test_a_round_length_outside_the_interval_rules_is_refused(bad):
+    class BadRound(hetsim.Policy):
+        name = "bad-round"
+        round_s = bad
+
+        def schedule(self, view):
+            return None
+
+    with pytest.raises(hetsim.InputError, match=r"BadRound.round_s': must be None, 0 or a number of seconds"):
+        hetsim.run(cluster="default", policy=BadRound)
+
+
+def test_a_setting_json_cannot_hold_is_an_input_error():
+    with pytest.raises(hetsim.InputError, match="not a finite number"):
+        hetsim.run(cluster="default", until_s=float("nan"))

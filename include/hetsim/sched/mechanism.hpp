@@ -67,6 +67,7 @@ class Mechanism final : public EventHandler {
  private:
   void on_arrival(JobIndex j);
   void on_completion(JobIndex j, std::uint64_t generation);
+  void schedule_tick(SimTime at);
   void on_round_tick();
   void schedule_first_tick();
   void request_pass();
@@ -96,6 +97,7 @@ class Mechanism final : public EventHandler {
   std::vector<char> allocated_in_pass_;
   bool pass_requested_ = false;
   bool tick_scheduled_ = false;
+  bool tick_beyond_horizon_ = false;  // a round was due after kMaxSimSeconds (so never came)
   std::size_t arrived_ = 0;  ///< arrivals handled so far (all of them: no arrival is left to come)
   int idle_rounds_ = 0;      ///< consecutive rounds with nothing running and nothing left to arrive
   std::uint64_t rounds_ = 0;  // RoundTicks handled (checked against config_.max_rounds)
