@@ -123,25 +123,13 @@ void write_compare_json(std::ostream& out, const std::vector<CompareEntry>& entr
   out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
-// The folder of one policy's outputs under --out: its name with anything but letters, digits and
-// . - _ = ( ) , replaced by '_' (a Python policy may name itself "../../x"), never "." or "..".
-static std::string policy_folder(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '-' || c == '_' || c == '=' || c == '(' || c == ')' || c == ',';
-    out += ok ? c : '_';
-  }
-  return out.empty() || out == "." || out == ".." ? "_" + out : out;
-}
-
 void write_compare_outputs(const std::string& dir, const std::vector<CompareEntry>& entries) {
   std::filesystem::create_directories(dir);
   const std::filesystem::path root(dir);
   write_file_checked(root / "compare.csv", "--out", [&](std::ostream& out) { write_compare_csv(out, entries); });
   write_file_checked(root / "compare.json", "--out", [&](std::ostream& out) { write_compare_json(out, entries); });
   for (const CompareEntry& e : entries)
-    if (e.output) write_run_outputs((root / policy_folder(e.policy)).string(), *e.output);
+    if (e.output) write_run_outputs((root / safe_folder_name(e.policy)).string(), *e.output);
 }
 
 }  // namespace hetsim

@@ -13,6 +13,7 @@
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/json_file.hpp"
+#include "hetsim/util/output_file.hpp"
 
 namespace hetsim {
 namespace {
@@ -208,17 +209,6 @@ std::vector<PolicyVariant> parse_policies(const Json& list, const std::string& s
   return variants;
 }
 
-// Folder-safe version of a point name.
-std::string sanitize(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '-' || c == '_' || c == '=' || c == '(' || c == ')' || c == ',';
-    out += ok ? c : '_';
-  }
-  return out;
-}
-
 void apply(const Keys& keys, RunSpec& run, const std::string& key, const Json& value) {
   if (has_prefix(key, kParamKeyPrefix)) {
     run.params[key.substr(kParamKeyPrefix.size())] = value_text(value);
@@ -368,7 +358,7 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
       fingerprint["settings"] = std::move(settings);
       fingerprint["params"] = Json(std::map<std::string, std::string>(p.run.params.begin(), p.run.params.end()));
       p.fingerprint = fingerprint.dump(1);
-      p.id = sanitize(id);
+      p.id = safe_folder_name(id);
       if (p.id.size() > 150) p.id = fmt::format("{}__p{}", p.id.substr(0, 140), p.index);
       // Checks that need the whole point: the policy with every parameter, and the generator.
       const std::string where = fmt::format("point {}", p.id);

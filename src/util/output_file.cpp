@@ -38,4 +38,14 @@ void write_text_checked(const std::filesystem::path& file, const std::string& fi
   write_file_checked(file, field, [&](std::ostream& out) { out << text; });
 }
 
+std::string safe_folder_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '-' || c == '_' || c == '=' || c == '(' || c == ')' || c == ',';
+    out += ok ? c : '_';
+  }
+  return out.empty() || out == "." || out == ".." ? "_" + out : out;
+}
+
 }  // namespace hetsim

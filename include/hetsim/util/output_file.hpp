@@ -17,6 +17,11 @@ namespace hetsim {
 void write_file_checked(const std::filesystem::path& file, const std::string& field,
                         const std::function<void(std::ostream&)>& write);
 
+/// A name made safe as one folder under an output directory (sweep point ids, compare's policy
+/// folders): anything but letters, digits and . - _ = ( ) , becomes '_', and "", "." or ".." get a
+/// leading '_' (a Python policy may call itself "../../x").
+std::string safe_folder_name(const std::string& name);
+
 /// The same for a text already in memory.
 void write_text_checked(const std::filesystem::path& file, const std::string& field, const std::string& text);
 
