@@ -90,6 +90,8 @@ RunOutput run_recorded(const Cluster& cluster, const Workload& workload, const T
   RunOutput out;
   out.stats = run_mechanism(with_extra_sinks(cluster, recorder, extra_sinks), out);
   out.summary = summarize(recorder, cluster);
+  if (out.stats.checked_final_events)
+    check_summary_invariants(out.summary, *out.stats.checked_final_events, out.stats.end);
   out.records = recorder.take_records();
   out.info = std::move(info);
   return out;
@@ -230,6 +232,7 @@ GavelConfig gavel_config_of(const RunSpec& spec) {
   config.restart_overhead_s = spec.mechanism.restart_overhead_s;
   config.until_s = spec.mechanism.until_s;
   config.max_rounds = spec.mechanism.max_rounds;
+  config.check_invariants = spec.mechanism.check_invariants;
   config.seed = spec.seed;
   return config;
 }

@@ -45,7 +45,9 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
       model_(model),
       policy_(policy),
       config_(config),
-      table_(cluster, workload, model, LifecycleConfig{config.restart_overhead_s, 0.0}, std::move(sinks)),
+      table_(cluster, workload, model,
+             LifecycleConfig{config.restart_overhead_s, 0.0, config.check_invariants, ProgressKind::WholeSteps},
+             std::move(sinks)),
       priorities_(cluster.gpu_types().size(), config.round_s),
       shuffler_(config.seed + 5) {
   const std::size_t n = workload_.jobs.size(), types = cluster_.gpu_types().size();
@@ -177,6 +179,7 @@ void GavelMechanism::start_round() {
   apply_placements(next);
   for (const auto& entry : next) dispatch(entry.first);
   table_.clear_changed();
+  table_.end_pass(sim_.now());
   if (!dispatched_.empty()) {
     schedule_round_end();
   } else if (joined_upto_ == workload_.jobs.size()) {

@@ -20,6 +20,8 @@ JobTable::JobTable(const Cluster& cluster, const Workload& workload, const Throu
     jobs_[i].index = static_cast<JobIndex>(i);
     jobs_[i].remaining_work = workload.jobs[i].work;
   }
+  if (config_.check_invariants)
+    checker_ = std::make_unique<InvariantChecker>(cluster, model, jobs_.size(), config_.progress, config_.profiling_s);
 }
 
 Admission JobTable::arrive(JobIndex j, SimTime now) {
@@ -89,6 +91,7 @@ void JobTable::stop(JobIndex j, SimTime now, StopReason why) {
 
 void JobTable::finish(JobIndex j, SimTime now) {
   JobRuntime& job = this->job(j);
+  if (checker_) checker_->before_completion(job, now);
   job.remaining_work = 0.0;  // the completion is authoritative; drop rounding residue
   job.work_done = job.spec->work;
   state_.release(j, job.gpus);
@@ -132,6 +135,10 @@ void JobTable::refuse(std::string message) {
 void JobTable::end_run(SimTime end) {
   stats_.end = end;
   for (JobEventSink* sink : sinks_) sink->on_run_end(end);
+  if (checker_) {
+    checker_->at_run_end(end);
+    stats_.checked_final_events = checker_->final_counts();
+  }
 }
 
 void JobTable::mark_changed(JobIndex j) {
@@ -149,6 +156,7 @@ void JobTable::clear_changed() {
 void JobTable::emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
                     std::string_view reason, StopReason stop, double restart_s) {
   JobEvent e{now, kind, job.index, job.spec, gpus, reason, stop, restart_s > 0.0, restart_s};
+  if (checker_) checker_->on_event(e, job);  // before the sinks: a broken rule stops the run first
   for (JobEventSink* sink : sinks_) sink->on_event(e);
 }
 

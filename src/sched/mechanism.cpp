@@ -16,7 +16,8 @@ Mechanism::Mechanism(const Cluster& cluster, const Workload& workload, const Thr
       policy_(policy),
       placement_(placement),
       config_(config),
-      table_(cluster, workload, model, LifecycleConfig{config.restart_overhead_s, config.profiling_s},
+      table_(cluster, workload, model,
+             LifecycleConfig{config.restart_overhead_s, config.profiling_s, config.check_invariants, ProgressKind::Exact},
              std::move(sinks)) {
   allocated_in_pass_.assign(table_.size(), 0);
 }
@@ -146,6 +147,7 @@ void Mechanism::run_policy() {
   // The policy has seen these; what apply() changes now is reported at the next pass.
   table_.clear_changed();
   apply(decision);
+  table_.end_pass(sim_.now());
 }
 
 void Mechanism::refuse(const std::string& why) {

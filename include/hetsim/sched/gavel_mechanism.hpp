@@ -28,6 +28,7 @@ struct GavelConfig {
   std::optional<double> until_s;        ///< horizon; jobs not done become unfinished
   double max_rounds = kMaxRounds;       ///< rounds after which the run stops with an InputError naming --interval
   std::uint64_t seed = 0;               ///< GPU-type shuffling uses CPython's generator at seed + 5, as Gavel
+  bool check_invariants = kCheckInvariantsByDefault;  ///< sched/invariants.hpp, after every round's placement
 };
 
 /// Solver effort of one run (summed over allocation computations).

@@ -7,6 +7,8 @@
 /// mechanism integrates rates, the round mechanism counts Gavel's whole steps.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -16,6 +18,7 @@
 #include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/metrics/job_event.hpp"
 #include "hetsim/perf/throughput_model.hpp"
+#include "hetsim/sched/invariants.hpp"
 #include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
@@ -37,6 +40,10 @@ struct LifecycleConfig {
   double restart_overhead_s = 0.0;
   /// Seconds without progress paid once, at a job's first start (Heet's profiling runs).
   double profiling_s = 0.0;
+  /// Check the run's invariants (sched/invariants.hpp) at every event and after every pass.
+  bool check_invariants = kCheckInvariantsByDefault;
+  /// How the mechanism turns time into work (what the work rule compares with).
+  ProgressKind progress = ProgressKind::Exact;
 };
 
 /// Counters of one run that are not per job.
@@ -46,6 +53,8 @@ struct MechanismStats {
   std::uint64_t refused_requests = 0;  ///< policy requests the mechanism refused (see warnings)
   std::vector<std::string> warnings;   ///< first few refused requests, for the user
   SimTime end;                         ///< time of the last event handled
+  /// With invariant checks on: the final events counted from the stream (for the summary's check).
+  std::optional<FinalEventCounts> checked_final_events;
 };
 
 /// What admission made of an arriving job.
@@ -80,7 +89,12 @@ class JobTable {
   void end_unfinished(SimTime now, const EndOfRun& end, const std::function<void(JobRuntime&)>& bring_up_to_date);
   /// Counts a refused policy request and keeps its message among the first few warnings.
   void refuse(std::string message);
-  /// Tells the sinks the run ended at `end`.
+  /// Both mechanisms call this after every scheduling pass: the invariant checks of sched/invariants.hpp
+  /// run here when they are on (the one hook; nothing happens otherwise).
+  void end_pass(SimTime now) {
+    if (checker_) checker_->after_pass(now, *this);
+  }
+  /// Tells the sinks the run ended at `end` (and checks that every job had its final event).
   void end_run(SimTime end);
 
   /// Restart overhead charged when job j starts (the job's own value, else the run's).
@@ -100,6 +114,8 @@ class JobTable {
   /// Jobs holding GPUs, in arrival order.
   const std::set<JobIndex>& running() const { return running_; }
   bool all_final() const { return final_jobs_ == jobs_.size(); }
+  /// The invariant checker, or nullptr when checks are off.
+  const InvariantChecker* invariants() const { return checker_.get(); }
   MechanismStats& stats() { return stats_; }
   const MechanismStats& stats() const { return stats_; }
 
@@ -120,6 +136,7 @@ class JobTable {
   std::vector<char> changed_flag_;  // per job: listed in changed_
   std::size_t final_jobs_ = 0;      // completed + rejected + unfinished
   MechanismStats stats_;
+  std::unique_ptr<InvariantChecker> checker_;  // null when checks are off
 };
 
 }  // namespace hetsim

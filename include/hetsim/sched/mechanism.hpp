@@ -41,6 +41,8 @@ struct MechanismConfig {
   /// The model policies plan with (e.g. the collaborative-filtering predictor); nullptr = the true
   /// model. The true model always advances progress, so wrong predictions cost JCT. Not owned.
   const ThroughputModel* planning_model = nullptr;
+  /// Check the run's invariants after every pass (sched/invariants.hpp; `--check-invariants`).
+  bool check_invariants = kCheckInvariantsByDefault;
 };
 
 /// Round mode: after this many consecutive rounds in which nothing runs and nothing is left to

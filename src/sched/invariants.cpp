@@ -1,0 +1,287 @@
+#include "hetsim/sched/invariants.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+#include "hetsim/metrics/summary.hpp"
+#include "hetsim/sched/job_table.hpp"
+
+namespace hetsim {
+namespace {
+
+constexpr const char* kGpuExclusive = "no GPU held twice";
+constexpr const char* kGpusHeld = "GPUs held = sum of allocations";
+constexpr const char* kWorkDone = "work done = integral of rate";
+constexpr const char* kNoLeftover = "no leftover at completion";
+constexpr const char* kFinishedOnce = "no job finished twice";
+constexpr const char* kAccounted = "every job accounted for";
+constexpr const char* kUtilisation = "utilisation in [0,1]";
+
+const char* verb_of(JobEventKind kind) {
+  switch (kind) {
+    case JobEventKind::Arrived: return "arrived";
+    case JobEventKind::Rejected: return "was rejected";
+    case JobEventKind::Started: return "started";
+    case JobEventKind::Stopped: return "stopped";
+    case JobEventKind::Completed: return "completed";
+    case JobEventKind::Unfinished: return "ended unfinished";
+  }
+  return "?";
+}
+
+// Work done in `seconds` from `done` on `gpus`, piece by piece where the rate changes with progress.
+// Unlike progress_after(), never capped at the job's work: a completion that comes late must show.
+double integrate_rate(const ThroughputModel& model, const JobSpec& spec, const Cluster& cluster,
+                      std::span<const GpuId> gpus, int batch_size, double done, double seconds) {
+  while (seconds > 0.0) {
+    const double rate = model.rate_at(spec, cluster, gpus, batch_size, done);
+    if (!(rate > 0.0)) break;
+    const double breakpoint = model.next_rate_change(spec, done);
+    const double need_s =
+        breakpoint > done ? (breakpoint - done) / rate : std::numeric_limits<double>::infinity();
+    if (!(need_s < seconds)) return done + rate * seconds;
+    done = breakpoint;
+    seconds -= need_s;
+  }
+  return done;
+}
+
+}  // namespace
+
+InvariantViolation::InvariantViolation(const std::string& rule, SimTime at, const std::string& detail)
+    : std::logic_error(fmt::format("invariant '{}' violated at t={:.6f} s: {}", rule, at.seconds(), detail)),
+      rule_(rule),
+      at_(at) {}
+
+InvariantChecker::InvariantChecker(const Cluster& cluster, const ThroughputModel& model, std::size_t jobs,
+                                   ProgressKind progress, double profiling_s)
+    : cluster_(cluster),
+      model_(model),
+      progress_(progress),
+      profiling_s_(profiling_s),
+      books_(jobs),
+      holder_(static_cast<std::size_t>(cluster.total_gpus()), ClusterState::kFree),
+      used_by_type_(cluster.gpu_types().size(), 0) {}
+
+std::string InvariantChecker::gpu_name(GpuId gpu) const {
+  if (gpu < 0 || gpu >= cluster_.total_gpus()) return fmt::format("GPU #{} (out of range)", gpu);
+  const Node& node = cluster_.nodes()[static_cast<std::size_t>(cluster_.node_of(gpu))];
+  return fmt::format("GPU {}/g{}", node.name, gpu - node.first_gpu);
+}
+
+void InvariantChecker::on_event(const JobEvent& event, const JobRuntime& job) {
+  Books& books = books_[static_cast<std::size_t>(event.job)];
+  books.spec = event.spec;
+  check_not_finished_twice(event, books);
+  switch (event.kind) {
+    case JobEventKind::Started: on_started(event, job); break;
+    case JobEventKind::Stopped: on_released(event, job); break;
+    case JobEventKind::Completed:
+      if (!event.gpus.empty()) on_released(event, job);
+      check_work_done(event, books);
+      on_final(event);
+      break;
+    case JobEventKind::Rejected:
+    case JobEventKind::Unfinished: on_final(event); break;
+    case JobEventKind::Arrived: break;
+  }
+}
+
+void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) {
+  check_no_gpu_held_twice(event);
+  for (GpuId g : event.gpus) holder_[static_cast<std::size_t>(g)] = event.job;
+  held_ += static_cast<std::int64_t>(event.gpus.size());
+  Books& books = books_[static_cast<std::size_t>(event.job)];
+  // Progress resumes after the restart overhead the event reports (and the profiling runs, once).
+  SimTime from = event.time + SimTime::from_seconds(event.restart_s);
+  if (!books.started_once && profiling_s_ > 0.0) from = from + SimTime::from_seconds(profiling_s_);
+  books.started_once = true;
+  books.productive_from = from;
+  books.batch_size = job.batch_size;
+  books.rate = progress_ == ProgressKind::WholeSteps
+                   ? job.rate
+                   : model_.rate_at(*event.spec, cluster_, event.gpus, books.batch_size, books.work);
+  books.max_rate = std::max(books.max_rate, books.rate);
+  ++books.segments;
+}
+
+void InvariantChecker::on_released(const JobEvent& event, const JobRuntime& job) {
+  check_release_of_held(event);
+  Books& books = books_[static_cast<std::size_t>(event.job)];
+  close_segment(books, job, event.time);
+  for (GpuId g : event.gpus) holder_[static_cast<std::size_t>(g)] = ClusterState::kFree;
+  held_ -= static_cast<std::int64_t>(event.gpus.size());
+}
+
+void InvariantChecker::on_final(const JobEvent& event) {
+  Books& books = books_[static_cast<std::size_t>(event.job)];
+  books.final_kind = event.kind;
+  books.final_at = event.time;
+  if (event.kind == JobEventKind::Completed) ++counts_.completed;
+  if (event.kind == JobEventKind::Rejected) ++counts_.rejected;
+  if (event.kind == JobEventKind::Unfinished) ++counts_.unfinished;
+}
+
+// Adds the work of the current allocation up to `now` to the job's integral.
+void InvariantChecker::close_segment(Books& books, const JobRuntime& job, SimTime now) const {
+  if (now > books.productive_from) {
+    const double dt_s = (now - books.productive_from).seconds();
+    books.work = progress_ == ProgressKind::WholeSteps
+                     ? books.work + books.rate * dt_s
+                     : integrate_rate(model_, *job.spec, cluster_, job.gpus, books.batch_size, books.work, dt_s);
+    books.productive_from = now;
+  }
+}
+
+double InvariantChecker::work_tolerance(const Books& books, const JobSpec& spec) const {
+  return kWorkRelativeTolerance * std::abs(spec.work) +
+         books.max_rate * kWorkClockSlackS * static_cast<double>(books.segments + 1);
+}
+
+void InvariantChecker::after_pass(SimTime now, const JobTable& table) {
+  check_gpus_held(now, table);
+  for (JobIndex j : table.running()) {
+    Books& books = books_[static_cast<std::size_t>(j)];
+    const JobRuntime& job = table.job(j);
+    if (progress_ == ProgressKind::WholeSteps) ++books.rounds_held;
+    if (job.batch_size == books.batch_size) continue;
+    // The policy changed the batch size in place: a new piece of the integral at the new rate.
+    close_segment(books, job, now);
+    books.productive_from = std::max(books.productive_from, now);
+    books.batch_size = job.batch_size;
+    books.rate = model_.rate_at(*job.spec, cluster_, job.gpus, books.batch_size, books.work);
+    books.max_rate = std::max(books.max_rate, books.rate);
+    ++books.segments;
+  }
+}
+
+void InvariantChecker::before_completion(const JobRuntime& job, SimTime now) const {
+  if (progress_ != ProgressKind::Exact) return;  // Gavel's steps are counted at the round's end
+  const Books& books = books_[static_cast<std::size_t>(job.index)];
+  const double tolerance = work_tolerance(books, *job.spec);
+  if (!(std::abs(job.remaining_work) <= tolerance))
+    throw InvariantViolation(kNoLeftover, now,
+                             fmt::format("job {} completed with {:.9g} of its {:.9g} work units left (tolerance {:.3g})",
+                                         job.spec->id, job.remaining_work, job.spec->work, tolerance));
+}
+
+void InvariantChecker::at_run_end(SimTime end) const {
+  for (std::size_t i = 0; i < books_.size(); ++i) {
+    if (books_[i].final_kind != JobEventKind::Arrived) continue;
+    const std::string name = books_[i].spec ? "job " + books_[i].spec->id : fmt::format("job index {}", i);
+    throw InvariantViolation(kAccounted, end,
+                             name + " was read but has no final event (completed, rejected or unfinished)");
+  }
+  if (held_ != 0)
+    throw InvariantViolation(kGpusHeld, end, fmt::format("{} GPUs still held when every job is final", held_));
+}
+
+void InvariantChecker::check_no_gpu_held_twice(const JobEvent& event) const {
+  for (GpuId g : event.gpus) {
+    if (g < 0 || g >= cluster_.total_gpus())
+      throw InvariantViolation(kGpuExclusive, event.time, fmt::format("job {} started on {}", event.spec->id, gpu_name(g)));
+    const std::int64_t other = holder_[static_cast<std::size_t>(g)];
+    if (other != ClusterState::kFree)
+      throw InvariantViolation(kGpuExclusive, event.time,
+                               fmt::format("job {} and job {} both hold {}", books_[static_cast<std::size_t>(other)].spec->id,
+                                           event.spec->id, gpu_name(g)));
+  }
+  const std::size_t n = event.gpus.size();
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = a + 1; b < n; ++b)
+      if (event.gpus[a] == event.gpus[b])
+        throw InvariantViolation(kGpuExclusive, event.time,
+                                 fmt::format("job {} holds {} twice", event.spec->id, gpu_name(event.gpus[a])));
+}
+
+void InvariantChecker::check_release_of_held(const JobEvent& event) const {
+  for (GpuId g : event.gpus) {
+    const bool in_range = g >= 0 && g < cluster_.total_gpus();
+    if (in_range && holder_[static_cast<std::size_t>(g)] == event.job) continue;
+    throw InvariantViolation(kGpusHeld, event.time,
+                             fmt::format("job {} {} and released {}, which it did not hold", event.spec->id,
+                                         verb_of(event.kind), gpu_name(g)));
+  }
+}
+
+void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
+  const ClusterState& state = table.state();
+  std::fill(used_by_type_.begin(), used_by_type_.end(), 0);
+  std::int64_t allocated = 0;
+  for (JobIndex j : table.running()) {
+    const JobRuntime& job = table.job(j);
+    if (job.status != JobStatus::Running || job.gpus.empty())
+      throw InvariantViolation(kGpusHeld, now, fmt::format("job {} is listed as running but is {} with {} GPUs",
+                                                           job.spec->id, to_string(job.status), job.gpus.size()));
+    for (GpuId g : job.gpus) {
+      const std::int64_t owner = state.owner(g), holder = holder_[static_cast<std::size_t>(g)];
+      if (owner != j || holder != j)
+        throw InvariantViolation(
+            kGpusHeld, now,
+            fmt::format("job {}'s allocation has {}, which the cluster state gives to {} and its events to {}",
+                        job.spec->id, gpu_name(g), owner == ClusterState::kFree ? "nobody" : "job index " + std::to_string(owner),
+                        holder == ClusterState::kFree ? "nobody" : "job index " + std::to_string(holder)));
+      ++used_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
+    }
+    allocated += static_cast<std::int64_t>(job.gpus.size());
+  }
+  const std::int64_t in_use = cluster_.total_gpus() - state.free_total();
+  if (allocated != in_use || allocated != held_)
+    throw InvariantViolation(kGpusHeld, now,
+                             fmt::format("running jobs hold {} GPUs, the cluster state counts {} in use, the events "
+                                         "gave out {}",
+                                         allocated, in_use, held_));
+  for (std::size_t t = 0; t < used_by_type_.size(); ++t) {
+    const auto type = static_cast<GpuTypeId>(t);
+    const int in_use_t = cluster_.gpus_of_type(type) - state.free_of_type(type);
+    if (used_by_type_[t] != in_use_t)
+      throw InvariantViolation(kGpusHeld, now,
+                               fmt::format("running jobs hold {} GPUs of type {}, the cluster state counts {} in use",
+                                           used_by_type_[t], cluster_.gpu_types()[t].name, in_use_t));
+  }
+}
+
+// Event mechanism: the integral equals the work. Gavel's whole steps: a job may idle at the end of
+// each round it holds (the fractional step it cannot take, and the wait for the round's last job),
+// so the integral covers the work and exceeds it by at most one step per round held.
+void InvariantChecker::check_work_done(const JobEvent& event, const Books& books) const {
+  const double work = event.spec->work, integral = books.work;
+  const double tolerance = work_tolerance(books, *event.spec);
+  const double idle_allowance = progress_ == ProgressKind::WholeSteps ? static_cast<double>(books.rounds_held) : 0.0;
+  if (integral >= work - tolerance && integral <= work + idle_allowance + tolerance) return;
+  throw InvariantViolation(
+      kWorkDone, event.time,
+      fmt::format("job {} completed with {:.9g} work units done by the integral of its rate over {} allocation(s), "
+                  "but its work is {:.9g} (tolerance {:.3g}{})",
+                  event.spec->id, integral, books.segments, work, tolerance,
+                  idle_allowance > 0 ? fmt::format(", plus up to {:.0f} idle steps over its rounds", idle_allowance) : ""));
+}
+
+void InvariantChecker::check_not_finished_twice(const JobEvent& event, const Books& books) const {
+  if (books.final_kind == JobEventKind::Arrived) return;
+  throw InvariantViolation(kFinishedOnce, event.time,
+                           fmt::format("job {} {} after it {} at t={:.6f} s", event.spec->id, verb_of(event.kind),
+                                       verb_of(books.final_kind), books.final_at.seconds()));
+}
+
+void check_summary_invariants(const RunSummary& summary, const FinalEventCounts& finals, SimTime end) {
+  const std::size_t events = finals.completed + finals.rejected + finals.unfinished;
+  if (summary.completed != finals.completed || summary.rejected != finals.rejected ||
+      summary.unfinished != finals.unfinished || summary.jobs_read != events)
+    throw InvariantViolation(
+        kAccounted, end,
+        fmt::format("the summary counts {} jobs read = {} completed + {} rejected + {} unfinished, but the final events "
+                    "are {} completed + {} rejected + {} unfinished",
+                    summary.jobs_read, summary.completed, summary.rejected, summary.unfinished, finals.completed,
+                    finals.rejected, finals.unfinished));
+  auto check = [&](const std::string& what, double u) {
+    if (u >= -kUtilisationSlack && u <= 1.0 + kUtilisationSlack) return;
+    throw InvariantViolation(kUtilisation, end, fmt::format("{} is {:.9g}", what, u));
+  };
+  check("utilisation", summary.utilization);
+  for (const auto& [type, u] : summary.utilization_by_type) check("utilisation of " + type, u);
+}
+
+}  // namespace hetsim
