@@ -21,6 +21,7 @@ struct SweepCommandOptions {
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
+  bool check_invariants = false;
   std::vector<std::string> policy_files;
 };
 
@@ -38,6 +39,7 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--shard", opts->shard, "Run only share I of N (0-based I/N: points with index mod N == I)");
   cmd->add_flag("--fresh", opts->fresh, "Re-run points that are already done");
   cmd->add_flag("--dry-run", opts->dry_run, "Check the spec and list its points without running anything");
+  add_check_invariants_flag(cmd, opts->check_invariants);
   add_policy_file_option(cmd, opts->policy_files);
   return [opts, &base_registry = registry]() -> int {
     const PolicyHost host(base_registry, with_spec_policy_files(opts->spec, opts->policy_files));
@@ -55,6 +57,7 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     so.threads = opts->threads;
     if (!opts->shard.empty()) so.shard = parse_shard(opts->shard);
     so.resume = !opts->fresh;
+    so.check_invariants = opts->check_invariants;
     ProgressBar bar;
     if (!opts->quiet)
       so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "run_options.hpp"
+#include "hetsim/sched/invariants.hpp"
 #include "hetsim/util/error.hpp"
 
 int main(int argc, char** argv) {
@@ -51,6 +52,10 @@ int main(int argc, char** argv) {
     // or range that a loader did not name is still their input, not a bug.
     fmt::print(stderr, "hetsim: error: in a JSON input: {}\n", e.what());
     return app::kInputError;
+  } catch (const InvariantViolation& e) {
+    // A broken run invariant (include/hetsim/sched/invariants.hpp): a bug in hetsim.
+    fmt::print(stderr, "hetsim: internal error: {}\n", e.what());
+    return app::kInternalError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hetsim: internal error: {}\n", e.what());
     return app::kInternalError;

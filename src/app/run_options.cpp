@@ -165,6 +165,14 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
       ->capture_default_str()
       ->check(seed_validator());
   opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
+  add_check_invariants_flag(cmd, opts.spec.mechanism.check_invariants);
+}
+
+void add_check_invariants_flag(CLI::App* cmd, bool& check) {
+  cmd->add_flag("--check-invariants", check,
+                "Check the run's invariants after every scheduling pass (no GPU held twice, work = integral of rate, "
+                "one final event per job, ...); a violation is an internal error (exit 1). Always on in debug and "
+                "sanitizer builds");
 }
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items, const char* option) {

@@ -48,6 +48,10 @@ RunSpec to_run_spec(const RunOptions& opts);
 /// range.
 CLI::Validator seed_validator();
 
+/// Adds `--check-invariants` (include/hetsim/sched/invariants.hpp) to `cmd`, setting `check`; run and
+/// compare get it with the run options, sweep on its own.
+void add_check_invariants_flag(CLI::App* cmd, bool& check);
+
 /// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.
 void add_threads_option(CLI::App* cmd, int& threads);
 

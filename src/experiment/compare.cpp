@@ -43,6 +43,8 @@ std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vecto
     try {
       e.output = run_simulation(spec, registry);
       e.metrics = summary_metrics(*e.output);
+    } catch (const InvariantViolation&) {
+      throw;  // an internal error, not a failed policy: parallel_for rethrows it after every run
     } catch (const std::exception& ex) {
       e.error = ex.what();
     }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <exception>
 #include <mutex>
 #include <optional>
 
@@ -21,7 +22,9 @@ namespace fs = std::filesystem;
 // Runs one point into its folder. The marker is written last, so an interrupted run leaves no
 // DONE and is redone on resume. A point whose outputs cannot be written (full disk) fails like
 // one whose run fails: FAILED holds the error, and no DONE points at truncated files.
-void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry) {
+// A broken invariant (an internal error) is recorded the same way and then rethrown.
+void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry,
+               bool check_invariants) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir.string(), 0, "--out", "cannot create folder: " + ec.message());
@@ -31,7 +34,9 @@ void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRe
     write_text_checked(dir / "point.json", "--out", point.fingerprint);
     UtilizationRecorder utilization;
     JobEventSink* sinks[] = {&utilization};
-    RunOutput out = run_simulation(point.run, registry, sinks);
+    RunSpec run = point.run;  // the checks are no part of the point (nor of its fingerprint)
+    run.mechanism.check_invariants = run.mechanism.check_invariants || check_invariants;
+    RunOutput out = run_simulation(run, registry, sinks);
     write_run_outputs(dir.string(), out);
     write_file_checked(dir / "utilization.csv", "--out", [&](std::ostream& csv) { utilization.write_csv(csv); });
     write_text_checked(dir / "DONE", "--out", "");
@@ -43,6 +48,7 @@ void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRe
       // Not even the marker fits: the point has no DONE, so it counts as failed ("not run") and
       // the results tables, which cannot be written either, report the disk error.
     }
+    if (dynamic_cast<const InvariantViolation*>(&e)) throw;
   }
 }
 
@@ -81,22 +87,36 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
   }
   std::mutex lock;
   std::size_t finished = 0, failed = 0;
-  parallel_for(to_run.size(), options.threads, [&](std::size_t i) {
-    const ExperimentPoint& p = *to_run[i];
-    const fs::path dir = out / "points" / p.id;
-    run_point(p, dir, registry);
-    const bool ok = point_status(dir.string(), p.fingerprint) == PointStatus::Done;
-    std::lock_guard<std::mutex> guard(lock);
-    ++finished;
-    if (!ok) ++failed;
-    if (options.progress) options.progress(finished, to_run.size(), failed);
-  });
+  std::exception_ptr violation;  // of the lowest point index that broke an invariant
+  try {
+    parallel_for(to_run.size(), options.threads, [&](std::size_t i) {
+      const ExperimentPoint& p = *to_run[i];
+      const fs::path dir = out / "points" / p.id;
+      std::exception_ptr broken;  // counted as failed (FAILED holds it), then rethrown
+      try {
+        run_point(p, dir, registry, options.check_invariants);
+      } catch (const InvariantViolation&) {
+        broken = std::current_exception();
+      }
+      const bool ok = point_status(dir.string(), p.fingerprint) == PointStatus::Done;
+      {
+        std::lock_guard<std::mutex> guard(lock);
+        ++finished;
+        if (!ok) ++failed;
+        if (options.progress) options.progress(finished, to_run.size(), failed);
+      }
+      if (broken) std::rethrow_exception(broken);
+    });
+  } catch (const InvariantViolation&) {
+    violation = std::current_exception();
+  }
   counts.ran = to_run.size();
   const std::string suffix =
       options.shard.count > 1 ? fmt::format(".shard-{}-of-{}", options.shard.index, options.shard.count) : "";
   auto [done, bad] = write_results(options.out_dir, spec, points, included, suffix);
   counts.done = done;
   counts.failed = bad;
+  if (violation) std::rethrow_exception(violation);  // an internal error: the tables are written first
   return counts;
 }
 

@@ -36,6 +36,9 @@ struct SweepOptions {
   /// Skip points whose folder already holds a completed run of the same fingerprint. false = run
   /// every point again (the regression gate).
   bool resume = true;
+  /// Check every run's invariants (`--check-invariants`). A point that breaks one is recorded as
+  /// failed, the tables are written, and then the InvariantViolation is rethrown (exit code 1).
+  bool check_invariants = false;
   /// Called after each point finishes (from a worker thread, serialised): points finished so far
   /// in this invocation, points to run in it, failures so far.
   std::function<void(std::size_t finished, std::size_t to_run, std::size_t failed)> progress;
