@@ -63,7 +63,7 @@ InvariantChecker::InvariantChecker(const Cluster& cluster, const ThroughputModel
       profiling_s_(profiling_s),
       books_(jobs),
       holder_(static_cast<std::size_t>(cluster.total_gpus()), ClusterState::kFree),
-      used_by_type_(cluster.gpu_types().size(), 0) {}
+      held_by_type_(cluster.gpu_types().size(), 0) {}
 
 std::string InvariantChecker::gpu_name(GpuId gpu) const {
   if (gpu < 0 || gpu >= cluster_.total_gpus()) return fmt::format("GPU #{} (out of range)", gpu);
@@ -75,6 +75,7 @@ void InvariantChecker::on_event(const JobEvent& event, const JobRuntime& job) {
   Books& books = books_[static_cast<std::size_t>(event.job)];
   books.spec = event.spec;
   check_not_finished_twice(event, books);
+  mark_dirty(event.job);
   switch (event.kind) {
     case JobEventKind::Started: on_started(event, job); break;
     case JobEventKind::Stopped: on_released(event, job); break;
@@ -91,9 +92,13 @@ void InvariantChecker::on_event(const JobEvent& event, const JobRuntime& job) {
 
 void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) {
   check_no_gpu_held_twice(event);
-  for (GpuId g : event.gpus) holder_[static_cast<std::size_t>(g)] = event.job;
+  for (GpuId g : event.gpus) {
+    holder_[static_cast<std::size_t>(g)] = event.job;
+    ++held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
+  }
   held_ += static_cast<std::int64_t>(event.gpus.size());
   Books& books = books_[static_cast<std::size_t>(event.job)];
+  books.started_after_pass = passes_;
   // Progress resumes after the restart overhead the event reports (and the profiling runs, once).
   SimTime from = event.time + SimTime::from_seconds(event.restart_s);
   if (!books.started_once && profiling_s_ > 0.0) from = from + SimTime::from_seconds(profiling_s_);
@@ -111,8 +116,19 @@ void InvariantChecker::on_released(const JobEvent& event, const JobRuntime& job)
   check_release_of_held(event);
   Books& books = books_[static_cast<std::size_t>(event.job)];
   close_segment(books, job, event.time);
-  for (GpuId g : event.gpus) holder_[static_cast<std::size_t>(g)] = ClusterState::kFree;
+  books.rounds_held += passes_ - books.started_after_pass;
+  for (GpuId g : event.gpus) {
+    holder_[static_cast<std::size_t>(g)] = ClusterState::kFree;
+    --held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
+  }
   held_ -= static_cast<std::int64_t>(event.gpus.size());
+}
+
+void InvariantChecker::mark_dirty(JobIndex j) {
+  Books& books = books_[static_cast<std::size_t>(j)];
+  if (books.dirty) return;
+  books.dirty = true;
+  dirty_.push_back(j);
 }
 
 void InvariantChecker::on_final(const JobEvent& event) {
@@ -141,20 +157,21 @@ double InvariantChecker::work_tolerance(const Books& books, const JobSpec& spec)
 }
 
 void InvariantChecker::after_pass(SimTime now, const JobTable& table) {
+  ++passes_;
   check_gpus_held(now, table);
-  for (JobIndex j : table.running()) {
-    Books& books = books_[static_cast<std::size_t>(j)];
-    const JobRuntime& job = table.job(j);
-    if (progress_ == ProgressKind::WholeSteps) ++books.rounds_held;
-    if (job.batch_size == books.batch_size) continue;
-    // The policy changed the batch size in place: a new piece of the integral at the new rate.
-    close_segment(books, job, now);
-    books.productive_from = std::max(books.productive_from, now);
-    books.batch_size = job.batch_size;
-    books.rate = model_.rate_at(*job.spec, cluster_, job.gpus, books.batch_size, books.work);
-    books.max_rate = std::max(books.max_rate, books.rate);
-    ++books.segments;
-  }
+}
+
+// The policy changed the batch size in place: a new piece of the integral at the new rate.
+void InvariantChecker::on_batch_change(const JobRuntime& job, SimTime now) {
+  Books& books = books_[static_cast<std::size_t>(job.index)];
+  close_segment(books, job, now);
+  books.productive_from = std::max(books.productive_from, now);
+  books.batch_size = job.batch_size;
+  books.rate = progress_ == ProgressKind::WholeSteps
+                   ? job.rate
+                   : model_.rate_at(*job.spec, cluster_, job.gpus, books.batch_size, books.work);
+  books.max_rate = std::max(books.max_rate, books.rate);
+  ++books.segments;
 }
 
 void InvariantChecker::before_completion(const JobRuntime& job, SimTime now) const {
@@ -206,40 +223,55 @@ void InvariantChecker::check_release_of_held(const JobEvent& event) const {
   }
 }
 
-void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
-  const ClusterState& state = table.state();
-  std::fill(used_by_type_.begin(), used_by_type_.end(), 0);
-  std::int64_t allocated = 0;
-  for (JobIndex j : table.running()) {
-    const JobRuntime& job = table.job(j);
-    if (job.status != JobStatus::Running || job.gpus.empty())
-      throw InvariantViolation(kGpusHeld, now, fmt::format("job {} is listed as running but is {} with {} GPUs",
-                                                           job.spec->id, to_string(job.status), job.gpus.size()));
-    for (GpuId g : job.gpus) {
-      const std::int64_t owner = state.owner(g), holder = holder_[static_cast<std::size_t>(g)];
-      if (owner != j || holder != j)
-        throw InvariantViolation(
-            kGpusHeld, now,
-            fmt::format("job {}'s allocation has {}, which the cluster state gives to {} and its events to {}",
-                        job.spec->id, gpu_name(g), owner == ClusterState::kFree ? "nobody" : "job index " + std::to_string(owner),
-                        holder == ClusterState::kFree ? "nobody" : "job index " + std::to_string(holder)));
-      ++used_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
-    }
-    allocated += static_cast<std::int64_t>(job.gpus.size());
+// A running job's allocation: GPUs it owns in the cluster state and per its own events.
+void InvariantChecker::check_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const {
+  if (job.gpus.empty() || table.running().count(job.index) == 0)
+    throw InvariantViolation(kGpusHeld, now, fmt::format("job {} is running with {} GPUs and {} in the running set",
+                                                         job.spec->id, job.gpus.size(),
+                                                         table.running().count(job.index) ? "is" : "is not"));
+  auto name = [](std::int64_t j) { return j == ClusterState::kFree ? std::string("nobody") : fmt::format("job index {}", j); };
+  for (GpuId g : job.gpus) {
+    const bool in_range = g >= 0 && g < cluster_.total_gpus();
+    const std::int64_t owner = in_range ? table.state().owner(g) : ClusterState::kFree;
+    const std::int64_t holder = in_range ? holder_[static_cast<std::size_t>(g)] : ClusterState::kFree;
+    if (owner != job.index || holder != job.index)
+      throw InvariantViolation(kGpusHeld, now,
+                               fmt::format("job {}'s allocation has {}, which the cluster state gives to {} and its "
+                                           "events to {}",
+                                           job.spec->id, gpu_name(g), name(owner), name(holder)));
   }
+}
+
+// The jobs with an event since the last pass are checked one by one and recounted; the totals
+// (from the table's allocations, the cluster state and the events) must then agree.
+void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
+  for (JobIndex j : dirty_) {
+    Books& books = books_[static_cast<std::size_t>(j)];
+    books.dirty = false;
+    const JobRuntime& job = table.job(j);
+    const bool running = job.status == JobStatus::Running;
+    if (running) check_allocation(now, job, table);
+    allocated_ -= books.counted_gpus;
+    running_counted_ -= books.counted_gpus > 0 ? 1 : 0;
+    books.counted_gpus = running ? static_cast<int>(job.gpus.size()) : 0;
+    allocated_ += books.counted_gpus;
+    running_counted_ += books.counted_gpus > 0 ? 1 : 0;
+  }
+  dirty_.clear();
+  const ClusterState& state = table.state();
   const std::int64_t in_use = cluster_.total_gpus() - state.free_total();
-  if (allocated != in_use || allocated != held_)
+  if (allocated_ != in_use || allocated_ != held_ || running_counted_ != table.running().size())
     throw InvariantViolation(kGpusHeld, now,
-                             fmt::format("running jobs hold {} GPUs, the cluster state counts {} in use, the events "
-                                         "gave out {}",
-                                         allocated, in_use, held_));
-  for (std::size_t t = 0; t < used_by_type_.size(); ++t) {
+                             fmt::format("{} running jobs hold {} GPUs, the cluster state counts {} in use and {} jobs "
+                                         "running, the events gave out {}",
+                                         running_counted_, allocated_, in_use, table.running().size(), held_));
+  for (std::size_t t = 0; t < held_by_type_.size(); ++t) {
     const auto type = static_cast<GpuTypeId>(t);
     const int in_use_t = cluster_.gpus_of_type(type) - state.free_of_type(type);
-    if (used_by_type_[t] != in_use_t)
+    if (held_by_type_[t] != in_use_t)
       throw InvariantViolation(kGpusHeld, now,
-                               fmt::format("running jobs hold {} GPUs of type {}, the cluster state counts {} in use",
-                                           used_by_type_[t], cluster_.gpu_types()[t].name, in_use_t));
+                               fmt::format("the events gave out {} GPUs of type {}, the cluster state counts {} in use",
+                                           held_by_type_[t], cluster_.gpu_types()[t].name, in_use_t));
   }
 }
 

@@ -89,6 +89,14 @@ void JobTable::stop(JobIndex j, SimTime now, StopReason why) {
   mark_changed(j);
 }
 
+void JobTable::change_batch(JobIndex j, int batch_size, double rate, SimTime now) {
+  JobRuntime& job = this->job(j);
+  job.batch_size = batch_size;
+  job.rate = rate;
+  ++job.generation;
+  if (checker_) checker_->on_batch_change(job, now);
+}
+
 void JobTable::finish(JobIndex j, SimTime now) {
   JobRuntime& job = this->job(j);
   if (checker_) checker_->before_completion(job, now);

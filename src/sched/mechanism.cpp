@@ -292,9 +292,8 @@ void Mechanism::schedule_completion(JobRuntime& job) {
 
 void Mechanism::change_batch(JobRuntime& job, int batch_size) {
   advance(job);
-  job.batch_size = batch_size;
-  job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
-  ++job.generation;
+  table_.change_batch(job.index, batch_size,
+                      model_.rate_at(*job.spec, cluster_, job.gpus, batch_size, job.work_done), sim_.now());
   schedule_completion(job);
 }
 

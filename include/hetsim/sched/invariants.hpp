@@ -88,7 +88,10 @@ class InvariantChecker {
   void on_event(const JobEvent& event, const JobRuntime& job);
   /// Just before job j is marked completed (its remaining work still the mechanism's).
   void before_completion(const JobRuntime& job, SimTime now) const;
-  /// After a scheduling pass at `now`: allocations against the cluster state and the events.
+  /// A running job's batch size (and so its rate) changed at `now` without an allocation change.
+  void on_batch_change(const JobRuntime& job, SimTime now);
+  /// After a scheduling pass at `now`: the allocations of the jobs changed since the last pass
+  /// against the cluster state and the events, and the totals (O(changed jobs + GPU types)).
   void after_pass(SimTime now, const JobTable& table);
   /// At the end of the run: one final event per job read.
   void at_run_end(SimTime end) const;
@@ -109,19 +112,24 @@ class InvariantChecker {
     double max_rate = 0.0;      // fastest rate seen (for the clock slack)
     int batch_size = 0;         // current allocation's batch size
     std::uint32_t segments = 0;  // allocations (and batch changes) so far
-    std::uint32_t rounds_held = 0;  // passes after which it was running (whole steps)
+    std::uint64_t rounds_held = 0;  // passes after which it was running, closed allocations
+    std::uint64_t started_after_pass = 0;  // passes done when the current allocation started
+    int counted_gpus = 0;        // its allocation as the last after_pass counted it from the table
     bool started_once = false;
+    bool dirty = false;          // an event since the last after_pass (listed in dirty_)
     JobEventKind final_kind = JobEventKind::Arrived;  // Arrived = no final event yet
     SimTime final_at;
   };
   void on_started(const JobEvent& event, const JobRuntime& job);
   void on_released(const JobEvent& event, const JobRuntime& job);
   void on_final(const JobEvent& event);
+  void mark_dirty(JobIndex j);
   void close_segment(Books& books, const JobRuntime& job, SimTime now) const;
   double work_tolerance(const Books& books, const JobSpec& spec) const;
   // One function per rule.
   void check_no_gpu_held_twice(const JobEvent& event) const;
   void check_release_of_held(const JobEvent& event) const;
+  void check_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const;
   void check_gpus_held(SimTime now, const JobTable& table);
   void check_work_done(const JobEvent& event, const Books& books) const;
   void check_not_finished_twice(const JobEvent& event, const Books& books) const;
@@ -133,7 +141,11 @@ class InvariantChecker {
   std::vector<Books> books_;
   std::vector<std::int64_t> holder_;  // [gpu] job holding it per the events, or ClusterState::kFree
   std::int64_t held_ = 0;             // GPUs held per the events
-  std::vector<int> used_by_type_;     // scratch of check_gpus_held
+  std::vector<int> held_by_type_;     // the same per GPU type
+  std::int64_t allocated_ = 0;        // sum of the allocations after_pass counted from the table
+  std::size_t running_counted_ = 0;   // jobs after_pass counted as running
+  std::vector<JobIndex> dirty_;       // jobs with an event since the last after_pass
+  std::uint64_t passes_ = 0;
   FinalEventCounts counts_;
 };
 

@@ -82,6 +82,9 @@ class JobTable {
   void start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now);
   /// Takes job j's GPUs away (progress must be up to date); it waits again (Pending).
   void stop(JobIndex j, SimTime now, StopReason why);
+  /// Running job j keeps its GPUs with a new global batch size and so a new `rate` from `now` on
+  /// (progress must be up to date); its pending completion becomes stale.
+  void change_batch(JobIndex j, int batch_size, double rate, SimTime now);
   /// Job j finished all its work at `now`.
   void finish(JobIndex j, SimTime now);
   /// Ends every job that is not final: running ones are stopped (after `bring_up_to_date`), then
