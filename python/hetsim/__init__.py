@@ -10,9 +10,9 @@ same checks and messages as `hetsim run`); docs/python.md documents the API.
 """
 from ._api import CompareResult, RunResult, SweepResult, compare, run, sweep
 from ._policy import AllocationPolicy, Decision, Param, Policy, describe_policy_file
-from ._hetsim import InputError
+from ._hetsim import InputError, InvariantViolation
 
 __all__ = [
-    "AllocationPolicy", "CompareResult", "Decision", "InputError", "Param", "Policy", "RunResult",
+    "AllocationPolicy", "CompareResult", "Decision", "InputError", "InvariantViolation", "Param", "Policy", "RunResult",
     "SweepResult", "compare", "describe_policy_file", "run", "sweep",
 ]

@@ -110,29 +110,33 @@ def _policy_list(policies):
     return listed, entries
 
 
-def run(cluster=None, trace=None, policy="fifo", params=None, out=None, **options):
+def run(cluster=None, trace=None, policy="fifo", params=None, out=None, check_invariants=False, **options):
     """Runs one simulation and returns a RunResult. `options` are the run keys of experiment specs
     (throughputs=, format=, interval_s=, seed=, mechanism=, generator={...}, model_params={...}, ...).
-    Bad input raises hetsim.InputError with the message `hetsim run` would print."""
+    Bad input raises hetsim.InputError with the message `hetsim run` would print.
+    `check_invariants=True` is `--check-invariants`: a broken run invariant raises
+    hetsim.InvariantViolation (a RuntimeError: a bug in hetsim)."""
     doc = _settings(dict(cluster=cluster, trace=trace, **options))
     listed, entries = _policy_list([(policy, params)])
     doc["policies"] = listed
-    jobs_csv, summary_json, warnings, notes = _hetsim._run(json.dumps(doc), entries, os.fspath(out) if out else "")
+    jobs_csv, summary_json, warnings, notes = _hetsim._run(json.dumps(doc), entries, os.fspath(out) if out else "",
+                                                           bool(check_invariants))
     return RunResult(jobs_csv, summary_json, warnings, notes, os.fspath(out) if out else None)
 
 
-def compare(policies, cluster=None, trace=None, jobs=2, out=None, **options):
+def compare(policies, cluster=None, trace=None, jobs=2, out=None, check_invariants=False, **options):
     """Runs each policy (names, classes, FILE.py[:Class], (policy, params) pairs or
     {"policy", "params", "label"} dicts) on the same inputs on `jobs` threads; returns a CompareResult.
     With `out`, writes what `hetsim compare --out` writes."""
     doc = _settings(dict(cluster=cluster, trace=trace, **options))
     listed, entries = _policy_list(policies)
     doc["policies"] = listed
-    table, runs = _hetsim._compare(json.dumps(doc), entries, int(jobs), os.fspath(out) if out else "")
+    table, runs = _hetsim._compare(json.dumps(doc), entries, int(jobs), os.fspath(out) if out else "",
+                                   bool(check_invariants))
     return CompareResult(table, runs, os.fspath(out) if out else None)
 
 
-def sweep(spec, out=None, jobs=2, fresh=False, policies=()):
+def sweep(spec, out=None, jobs=2, fresh=False, policies=(), check_invariants=False):
     """Runs every point of an experiment spec (a file path, or a dict whose paths are relative to the
     current folder) like `hetsim sweep`; returns a SweepResult. Python policies come from the spec's
     "policy_files" key or from `policies` (classes or files), named by their registered names."""
@@ -146,6 +150,7 @@ def sweep(spec, out=None, jobs=2, fresh=False, policies=()):
     # The spec's "policy_files", checked and resolved against the spec's folder by the C++ parser.
     for f in _hetsim._spec_policy_files(text, path):
         extra += describe_policy_file(f)
-    counts, out_dir = _hetsim._sweep(text, path, extra, os.fspath(out) if out else "", int(jobs), bool(fresh))
+    counts, out_dir = _hetsim._sweep(text, path, extra, os.fspath(out) if out else "", int(jobs), bool(fresh),
+                                     bool(check_invariants))
     return SweepResult(out_dir, counts)
 

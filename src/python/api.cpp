@@ -62,25 +62,30 @@ std::vector<ExperimentPoint> points_of(const std::string& doc, const char* origi
   return expand_points(spec, registry);
 }
 
-py::tuple run_entry(const std::string& doc, const py::list& entries, const std::string& out_dir) {
+py::tuple run_entry(const std::string& doc, const py::list& entries, const std::string& out_dir,
+                    bool check_invariants) {
   const PolicyRegistry registry = registry_with(entries);
   const std::vector<ExperimentPoint> points = points_of(doc, kRunOrigin, registry);
+  RunSpec spec = points.at(0).run;
+  spec.mechanism.check_invariants = spec.mechanism.check_invariants || check_invariants;
   RunOutput out;
   {
     py::gil_scoped_release release;
-    out = run_simulation(points.at(0).run, registry);
+    out = run_simulation(spec, registry);
     if (!out_dir.empty()) write_run_outputs(out_dir, out);
   }
   std::vector<std::string> notes = out.model_notes;
   return py::make_tuple(jobs_csv(out), summary_json(out), out.stats.warnings, notes);
 }
 
-py::tuple compare_entry(const std::string& doc, const py::list& entries, int threads, const std::string& out_dir) {
+py::tuple compare_entry(const std::string& doc, const py::list& entries, int threads, const std::string& out_dir,
+                        bool check_invariants) {
   const PolicyRegistry registry = registry_with(entries);
   const ExperimentSpec spec = parse_experiment_spec(settings_document(doc, kCompareOrigin), kCompareOrigin, registry);
   const std::vector<ExperimentPoint> points = expand_points(spec, registry);
   RunSpec base = points.at(0).run;
   base.params.clear();
+  base.mechanism.check_invariants = base.mechanism.check_invariants || check_invariants;
   std::vector<CompareEntry> results;
   {
     py::gil_scoped_release release;
@@ -103,7 +108,7 @@ nlohmann::ordered_json spec_document(const std::string& text, const std::string&
 }
 
 py::tuple sweep_entry(const std::string& text, const std::string& path, const py::list& entries,
-                      const std::string& out_dir, int threads, bool fresh) {
+                      const std::string& out_dir, int threads, bool fresh, bool check_invariants) {
   const PolicyRegistry registry = registry_with(entries);
   const ExperimentSpec spec = parse_experiment_spec(spec_document(text, path), path, registry);
   const std::vector<ExperimentPoint> points = expand_points(spec, registry);
@@ -111,6 +116,7 @@ py::tuple sweep_entry(const std::string& text, const std::string& path, const py
   options.out_dir = out_dir.empty() ? "out/" + spec.name : out_dir;
   options.threads = std::max(1, threads);
   options.resume = !fresh;
+  options.check_invariants = check_invariants;
   SweepCounts c;
   {
     py::gil_scoped_release release;
@@ -131,11 +137,14 @@ void define_module(py::module_& m) {
   m.doc() = "hetsim's C++ engine; use it through the `hetsim` package (docs/python.md)";
   // The CLI's exit-2 errors: the message names the file, line and field (or the key or flag).
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
+  // The CLI's exit-1 error for a broken run invariant (a bug in hetsim, never the caller's input).
+  py::register_exception<InvariantViolation>(m, "InvariantViolation", PyExc_RuntimeError);
   define_views(m);
-  m.def("_run", &run_entry, py::arg("doc"), py::arg("entries"), py::arg("out"));
-  m.def("_compare", &compare_entry, py::arg("doc"), py::arg("entries"), py::arg("threads"), py::arg("out"));
+  m.def("_run", &run_entry, py::arg("doc"), py::arg("entries"), py::arg("out"), py::arg("check_invariants"));
+  m.def("_compare", &compare_entry, py::arg("doc"), py::arg("entries"), py::arg("threads"), py::arg("out"),
+        py::arg("check_invariants"));
   m.def("_sweep", &sweep_entry, py::arg("text"), py::arg("path"), py::arg("entries"), py::arg("out"),
-        py::arg("threads"), py::arg("fresh"));
+        py::arg("threads"), py::arg("fresh"), py::arg("check_invariants"));
   m.def("_spec_policy_files", [](const std::string& text, const std::string& path) {
     return spec_policy_files(spec_document(text, path), path);
   }, py::arg("text"), py::arg("path"));

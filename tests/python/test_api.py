@@ -73,6 +73,24 @@ def test_compare_runs_python_and_cpp_policies(tmp_path):
     assert os.path.exists(tmp_path / "cmp" / "compare.csv") and os.path.exists(tmp_path / "cmp" / "py-las" / "jobs.csv")
 
 
+def test_check_invariants_on_run_compare_and_sweep(tmp_path):
+    import las
+    # A Python policy under the checks: the run is clean and gives the same results as without them.
+    on = hetsim.run(cluster="default", policy=las.LeastAttainedService, seed=2, restart_overhead_s=5,
+                    check_invariants=True)
+    off = hetsim.run(cluster="default", policy=las.LeastAttainedService, seed=2, restart_overhead_s=5)
+    assert on.jobs.equals(off.jobs) and on.summary == off.summary
+    assert on.summary["completed"] == 60
+    c = hetsim.compare(["srtf", las.LeastAttainedService], cluster="default", jobs=2, check_invariants=True)
+    assert not c.errors
+    s = hetsim.sweep({"name": "inv", "cluster": "default", "policies": ["fifo", "gavel-maxmin"],
+                      "sweep": {"seed": [0, 1]}}, out=tmp_path / "sw", jobs=2, check_invariants=True)
+    assert s.counts["done"] == 4 and s.counts["failed"] == 0
+    # A broken invariant is an internal error, not bad input.
+    assert issubclass(hetsim.InvariantViolation, RuntimeError)
+    assert not issubclass(hetsim.InvariantViolation, hetsim.InputError)
+
+
 def test_sweep_with_policy_files(tmp_path):
     from conftest import EXAMPLES
     spec = {"name": "s", "cluster": "default", "policy_files": [os.path.join(EXAMPLES, "las.py")],
