@@ -6,11 +6,14 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "hetsim/experiment/compare.hpp"
+#include "hetsim/experiment/sweep.hpp"
 #include "hetsim/sched/invariants.hpp"
 #include "hetsim/sched/job_table.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/py_random.hpp"
 #include "sim_fixtures.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace hetsim;
@@ -402,4 +405,84 @@ TEST_CASE("invariants hold on the real traces of the test suite (checks on)", "[
     spec.format = TraceFormat::AlibabaOpenb;
     run_checked(spec, {"fifo"});
   }
+}
+
+namespace {
+
+// A faulty policy (a fault injected from outside the mechanism): it starts jobs first come, first
+// served, and adds 10 units to the remaining work of every job it sees running, as a mechanism that
+// lost progress would. The checks must stop the run at the first completion.
+class ProgressLosingPolicy final : public SchedulingPolicy {
+ public:
+  std::string name() const override { return "progress-losing"; }
+  Decision schedule(const PolicyView& view) override {
+    Decision d;
+    for (JobIndex j : view.running()) {
+      if (corrupted_.insert(j).second) const_cast<JobRuntime&>(view.job(j)).remaining_work += 10.0;
+    }
+    std::vector<int> free(view.state().cluster().gpu_types().size());
+    for (std::size_t t = 0; t < free.size(); ++t) free[t] = view.state().free_of_type(static_cast<GpuTypeId>(t));
+    for (JobIndex j : view.pending()) {
+      const int n = view.job(j).spec->requested_gpus;
+      for (std::size_t t = 0; t < free.size(); ++t) {
+        if (free[t] < n) continue;
+        free[t] -= n;
+        d.allocate.push_back(AllocationRequest{j, static_cast<GpuTypeId>(t), n, {}, 0});
+        break;
+      }
+    }
+    return d;
+  }
+
+ private:
+  std::set<JobIndex> corrupted_;
+};
+
+PolicyRegistry registry_with_faulty_policy() {
+  PolicyRegistry registry = make_default_registry();
+  PolicyInfo info;
+  info.name = "progress-losing";
+  info.summary = "test fault";
+  info.source = "tests/test_invariants.cpp";
+  info.make = [](const PolicyParams&, std::uint64_t) { return std::make_unique<ProgressLosingPolicy>(); };
+  registry.add(std::move(info));
+  return registry;
+}
+
+}  // namespace
+
+TEST_CASE("invariants: a policy that corrupts progress stops run, compare and sweep with an internal error") {
+  const PolicyRegistry registry = registry_with_faulty_policy();
+  RunSpec spec;  // the built-in synthetic workload on the default cluster
+  spec.policy = "progress-losing";
+  spec.mechanism.check_invariants = false;
+  CHECK_NOTHROW(run_simulation(spec, registry));  // unchecked, the fault goes unnoticed
+  spec.mechanism.check_invariants = true;
+  CHECK_THROWS_MATCHES(run_simulation(spec, registry), InvariantViolation,
+                       Catch::Matchers::Predicate<InvariantViolation>(
+                           [](const InvariantViolation& v) {
+                             return v.rule() == "no leftover at completion" &&
+                                    std::string(v.what()).find(" work units left") != std::string::npos;
+                           },
+                           "a leftover at completion"));
+  // compare: not a failed policy (exit 4) but the internal error itself (exit 1), after every run.
+  const std::vector<PolicyVariant> variants{{"fifo", "fifo", {}}, {"bad", "progress-losing", {}}};
+  CHECK_THROWS_AS(compare_policies(spec, variants, registry, 2), InvariantViolation);
+  // sweep: the point is recorded as failed with the message, the tables are written, then it throws.
+  test::TempDir dir("invariants-sweep");
+  ExperimentSpec experiment;
+  experiment.name = "bad";
+  ExperimentPoint point;
+  point.index = 0;
+  point.id = "bad";
+  point.policy = "bad";
+  point.run = spec;
+  point.run.mechanism.check_invariants = false;  // turned on by the sweep option
+  point.fingerprint = "{}";
+  SweepOptions options;
+  options.out_dir = dir.str();
+  options.check_invariants = true;
+  CHECK_THROWS_AS(run_sweep(experiment, {point}, registry, options), InvariantViolation);
+  CHECK_THAT(test::slurp(dir.path / "points" / "bad" / "FAILED"), Catch::Contains("invariant 'no leftover at completion'"));
+  CHECK(std::filesystem::exists(dir.path / "results.csv"));
 }
