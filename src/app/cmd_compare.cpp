@@ -77,6 +77,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     // Every policy reads the same inputs: a bad trace, cluster or table is one input error (exit 2)
     // before anything runs, not one failure per policy.
     check_run_inputs(base);
+    if (!opts->out.empty()) check_output_folder(opts->out, "--out");
     const auto entries = compare_policies(base, policies, registry, opts->threads);
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
