@@ -162,3 +162,14 @@ TEST_CASE("a gpu_spec limit is named in the rejection", "[outside][admission]") 
   j.allowed_gpu_types = {"A10"};
   CHECK_THAT(*admission_error(j, c, model), Contains("may only run on GPU types A10 (its gpu_spec), none of which"));
 }
+
+TEST_CASE("a number beyond double range and an empty policy name are named as such", "[outside][cli]") {
+  TempDir dir("range-empty");
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,1e400\n");
+  expect_input_error("run -q --trace " + trace,
+                     trace + ":2: field 'duration_s': '1e400' is out of the range of a double (magnitudes 2.2e-308 to "
+                             "1.8e308, or 0)");
+  expect_input_error("compare -q --policies fifo,,srtf", "field '--policies': empty policy name in 'fifo,,srtf'");
+  expect_input_error("compare -q --policies fifo,srtf,", "empty policy name in 'fifo,srtf,'");
+  CHECK(run_cli("compare -q --policies fifo --policies srtf").exit_code == 0);
+}

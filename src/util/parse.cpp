@@ -44,6 +44,10 @@ double parse_double(std::string_view text, const SourcePos& pos) {
   double value = 0.0;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (!t.empty() && ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     "'" + std::string(t) + "' is out of the range of a double (magnitudes 2.2e-308 to 1.8e308, or 0)");
+  }
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
     throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
                      "expected a number, got '" + std::string(trim(text)) + "'");
