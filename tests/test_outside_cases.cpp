@@ -67,6 +67,11 @@ TEST_CASE("a job past the horizon keeps its trace time and leaves the window alo
   CHECK(s["utilization"] == 1.0);
   CHECK(jobs_cell(dir, 2, 1) == "2000000000000.000000");
   CHECK_THAT(jobs_cell(dir, 2, 14), Contains("beyond the simulation horizon"));
+  // Beyond what the clock holds (9.2e12 s) the read value saturated: no made-up time is printed.
+  const std::string far = dir.write("far.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,100\nb,9e18,1,50\n");
+  CHECK(run_summary(dir, "run --cluster " + cluster + " --trace " + far)["end_s"] == 100.0);
+  CHECK(jobs_cell(dir, 2, 1).empty());
+  CHECK_THAT(jobs_cell(dir, 2, 14), Contains("submit time 9e+18 s is beyond the simulation horizon"));
 }
 
 TEST_CASE("statistics with nothing to measure are null, not 0", "[outside][metrics]") {

@@ -171,7 +171,9 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   for (const JobRecord& r : records) {
     const bool done = r.status == JobStatus::Completed;
     line.text(csv_cell(r.job_id));
-    line.fixed6_or_empty(r.submit_s, !(r.submit_s < 0));
+    // A submit time beyond what SimTime holds (~9.2e12 s) saturated when read: its printed value
+    // would not be the trace's, so the cell is empty (the reason quotes the trace's value).
+    line.fixed6_or_empty(r.submit_s, !(r.submit_s < 0) && r.submit_s < SimTime::max().seconds());
     line.fixed6_or_empty(r.start_s, !(r.start_s < 0));
     line.fixed6_or_empty(r.finish_s, done && !(r.finish_s < 0));
     line.fixed6_or_empty(r.jct_s(), done && !(r.jct_s() < 0));
