@@ -312,7 +312,7 @@ void check_summary_invariants(const RunSummary& summary, const FinalEventCounts&
     if (u >= -kUtilisationSlack && u <= 1.0 + kUtilisationSlack) return;
     throw InvariantViolation(kUtilisation, end, fmt::format("{} is {:.9g}", what, u));
   };
-  check("utilisation", summary.utilization);
+  if (summary.utilization) check("utilisation", *summary.utilization);  // empty when the window is
   for (const auto& [type, u] : summary.utilization_by_type) check("utilisation of " + type, u);
 }
 

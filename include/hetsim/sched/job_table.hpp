@@ -92,6 +92,8 @@ class JobTable {
   void end_unfinished(SimTime now, const EndOfRun& end, const std::function<void(JobRuntime&)>& bring_up_to_date);
   /// Counts a refused policy request and keeps its message among the first few warnings.
   void refuse(std::string message);
+  /// Keeps a warning that is not a refused request (e.g. a policy's note on its inputs).
+  void warn(std::string message);
   /// Both mechanisms call this after every scheduling pass: the invariant checks of sched/invariants.hpp
   /// run here when they are on (the one hook; nothing happens otherwise).
   void end_pass(SimTime now) {
