@@ -37,21 +37,35 @@ std::optional<double> sia_restart_cost_s(const std::string& application) {
   return std::nullopt;
 }
 
+namespace {
+
+// Batch sizes and GPU counts of step-time rows become ints (and divisors of the batch split):
+// whole numbers from 1 to a million, which every published profile's are ("163.0" included).
+int whole_count(double value, const std::string& path, std::size_t line, const char* field) {
+  if (!(value >= 1.0 && value <= 1e6) || value != std::floor(value))
+    throw InputError(path, line, field, fmt::format("expected a whole number from 1 to 1000000, got {}", value));
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
 std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability) {
   auto csv = read_numeric_csv(path, text);
+  // The application's per-GPU batch range is taken from its placements rows.
+  if (!scalability && csv.rows.empty()) throw InputError(path, 0, "", "no step-time rows (only a header)");
   std::vector<StepSample> out;
   const std::size_t bsz = csv.column("local_bsz"), step = csv.column("step_time"), sync = csv.column("sync_time");
   for (std::size_t i = 0; i < csv.rows.size(); ++i) {
     const auto& r = csv.rows[i];
     StepSample s;
-    s.local_bsz = r[bsz];
+    s.local_bsz = whole_count(r[bsz], path, csv.lines[i], "local_bsz");
     s.step_time_s = r[step];
     s.sync_time_s = r[sync];
     s.from_scalability = scalability;
     s.source = fmt::format("{}:{}", path, csv.lines[i]);
     if (scalability) {
-      s.num_nodes = static_cast<int>(r[csv.column("num_nodes")]);
-      s.num_replicas = static_cast<int>(r[csv.column("num_replicas")]);
+      s.num_nodes = whole_count(r[csv.column("num_nodes")], path, csv.lines[i], "num_nodes");
+      s.num_replicas = whole_count(r[csv.column("num_replicas")], path, csv.lines[i], "num_replicas");
     } else {
       double p = r[csv.column("placement")];
       if (!(p >= 1.0) || p != std::floor(p))
