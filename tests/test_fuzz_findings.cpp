@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hetsim/perf/pollux_app.hpp"
+#include "hetsim/perf/profile_tensor.hpp"
 #include "hetsim/util/error.hpp"
 
 using namespace hetsim;
@@ -36,4 +37,17 @@ TEST_CASE("fuzz_pollux_profile: batch sizes and GPU counts of step-time rows are
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].local_bsz == 163.0);
   CHECK(rows[0].num_replicas == 8);
+}
+
+TEST_CASE("fuzz_sia_placements: a huge local_bsz is an InputError, not a signed overflow") {
+  // From the fuzzer's input: local_bsz 92233720368547758081201 clamps to the long long range, and
+  // samples/s = GPUs x local_bsz overflowed before the division by the step time.
+  const std::string header = "placement,local_bsz,step_time,sync_time\n";
+  CHECK_THROWS_WITH(load_sia_placements("placements-dgx-ext.csv", header + "322,9223372036854775807,0.3,0\n", "app", "a100"),
+                    "placements-dgx-ext.csv:2: field 'local_bsz': expected a whole number from 1 to 1000000, got "
+                    "9223372036854775807");
+  CHECK_THROWS_WITH(load_sia_placements("placements-dgx-ext.csv", header + "1,0,0.3,0\n", "app", "a100"),
+                    "placements-dgx-ext.csv:2: field 'local_bsz': expected a whole number from 1 to 1000000, got 0");
+  const ProfileTensor t = load_sia_placements("placements-dgx-ext.csv", header + "22,1000000,2,0\n", "app", "a100");
+  CHECK(t.find_job("app@1000000").has_value());
 }

@@ -56,7 +56,9 @@ std::size_t read_placements(const std::string& path, std::string_view text, cons
       gpus += c - '0';
     }
     if (placement.empty() || gpus <= 0) throw InputError(path, line_no, "placement", "no GPUs in placement");
-    if (bsz <= 0) throw InputError(path, line_no, "local_bsz", "must be positive");
+    // An int row key and a product with the GPU count follow: bounded as Pollux's step rows are.
+    if (bsz < 1 || bsz > 1'000'000)
+      throw InputError(path, line_no, "local_bsz", fmt::format("expected a whole number from 1 to 1000000, got {}", bsz));
     if (!(step > 0.0)) throw InputError(path, line_no, "step_time", "must be positive");
     b.add(row_key(app, static_cast<int>(bsz)), gpu, placement, gpus, static_cast<double>(gpus * bsz) / step);
     ++rows;
