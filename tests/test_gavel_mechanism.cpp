@@ -123,7 +123,7 @@ class InvariantSink final : public JobEventSink {
 /// paid), the rate being the model's for the GPU type and count (what both mechanisms advance at).
 class WorkSink final : public JobEventSink {
  public:
-  WorkSink(const Cluster& c, const ThroughputModel& m, std::size_t jobs) : cluster_(c), model_(m), work_(jobs, 0.0),
+  WorkSink(const Cluster& c, const ThroughputModel& m, std::size_t jobs) : work_(jobs, 0.0), cluster_(c), model_(m),
       since_(jobs), restart_s_(jobs, 0.0) {}
   void on_event(const JobEvent& e) override {
     const auto i = static_cast<std::size_t>(e.job);

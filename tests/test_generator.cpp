@@ -5,6 +5,7 @@
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/workload/gavel_generator.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace hetsim;
@@ -112,4 +113,42 @@ TEST_CASE("generator: job types from Gavel's table, and a generated run", "[work
   CHECK(out.summary.jobs_read == 50);
   CHECK(out.summary.completed + out.summary.rejected == 50);
   CHECK(out.info.format == "generator");
+}
+
+TEST_CASE("generator: durations are at the packed reference rate; jobs larger than a node run spread", "[workload][generator]") {
+  // Why 8-GPU jobs on gavel-108 run up to ~9.6x their drawn duration (issue 13): the generator
+  // turns the drawn duration into steps at the reference GPU's consolidated rate (as Gavel's
+  // generate_job does), and on 4-GPU nodes an 8-GPU job is spread, so the default gavel-table
+  // model runs it at the `_unconsolidated` rate (Gavel measured LM at batch size 5: 698.8 vs 73.1
+  // steps/s). spread=consolidated gives back the drawn durations (Gavel's own simulator).
+  test::TempDir dir("gen-spread");
+  const std::string table = dir.write("t.json", R"J({"v100": {"('A', 1)": {"null": 10.0}, "('A', 8)": {"null": 80.0}},
+    "v100_unconsolidated": {"('A', 8)": {"null": 8.0}}})J");
+  PolicyRegistry registry = make_default_registry();
+  auto ideal_by_job = [&](const std::string& spread) {
+    RunSpec spec;
+    spec.cluster = "gavel-108";
+    spec.cluster_scale = 4;
+    spec.throughputs = table;
+    spec.model_params = {{"spread", spread}};
+    spec.generator = GavelWorkloadConfig{};
+    spec.generator->jobs = 200;
+    spec.seed = 3;
+    return run_simulation(spec, registry).records;
+  };
+  const auto spread = ideal_by_job("unconsolidated"), packed = ideal_by_job("consolidated");
+  REQUIRE(spread.size() == 200);
+  int eight = 0;
+  for (std::size_t i = 0; i < spread.size(); ++i) {
+    INFO(spread[i].job_id);
+    REQUIRE(spread[i].requested_gpus == packed[i].requested_gpus);
+    CHECK(packed[i].ideal_s <= 60.0 * 1e4 + 1.0);  // the drawn duration: at most 10^4 minutes (6.9 days)
+    if (spread[i].requested_gpus == 8) {
+      ++eight;
+      CHECK(spread[i].ideal_s == Approx(10.0 * packed[i].ideal_s));  // 80 / 8 steps/s
+    } else {
+      CHECK(spread[i].ideal_s == Approx(packed[i].ideal_s));
+    }
+  }
+  CHECK(eight > 0);
 }

@@ -7,6 +7,11 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <chrono>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 #include "cli_support.hpp"
 #include "hetsim/metrics/summary.hpp"
@@ -83,6 +88,77 @@ TEST_CASE("write_file_checked: bytes on success; open, write and flush failures 
     });
   });
   CHECK(e.message() == kEnospc);
+}
+
+TEST_CASE("write_file_checked: the final name holds the whole new file or the old one, never a part",
+          "[outputs]") {
+  hetsim::test::TempDir dir("outputs-atomic");
+  const fs::path f = dir.path / "jobs.csv";
+  hetsim::write_text_checked(f, "--out", "old\n");
+  // The writer fails half way (as a full disk would): the old bytes stay, no temporary is left.
+  CHECK_THROWS_AS(hetsim::write_file_checked(f, "--out",
+                                             [](std::ostream& out) {
+                                               out << "half";
+                                               throw hetsim::InputError("x", 0, "", "disk full");
+                                             }),
+                  hetsim::InputError);
+  CHECK(hetsim::test::slurp(f) == "old\n");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+  CHECK(entries == 1);
+  // A symbolic link stays one: the file it points to is replaced.
+  const fs::path target = dir.path / "real.csv", link = dir.path / "link.csv";
+  hetsim::write_text_checked(target, "--out", "a");
+  fs::create_symlink(target, link);
+  hetsim::write_text_checked(link, "--out", "b");
+  CHECK(fs::is_symlink(link));
+  CHECK(hetsim::test::slurp(target) == "b");
+}
+
+TEST_CASE("cli: output paths are checked before the simulation runs", "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-early");
+  const std::string file = dir.write("plain", "x");
+  auto r = run_cli("run --out " + file + "/sub");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(file + "/sub: field '--out': cannot create directory"));
+  CHECK_THAT(r.output, !Contains("jobs read"));  // nothing was simulated
+  r = run_cli("run --timeline " + dir.str() + "/no-such-folder/t.json");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("no-such-folder/t.json: field '--timeline': its folder " + dir.str() +
+                                "/no-such-folder does not exist"));
+  CHECK_THAT(r.output, !Contains("jobs read"));
+  r = run_cli("compare -q --policies fifo,srtf --out " + file);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(file + ": field '--out': "));
+}
+
+TEST_CASE("inputs: a device is refused, a pipe is read", "[outputs][cli]") {
+  auto r = run_cli("run -q --trace /dev/zero");  // read without end before
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("/dev/zero: is a device, not a file (pass a file, or a pipe)"));
+  r = run_cli("run -q --cluster /dev/zero");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("/dev/zero: is a device"));
+  // A FIFO, fed by a thread once hetsim has opened it (a non-blocking open succeeds only then).
+  hetsim::test::TempDir dir("inputs-pipe");
+  const fs::path fifo = dir.path / "trace.csv";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] {
+    for (int i = 0; i < 1000; ++i) {  // up to 10 s
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) {
+        const std::string text = "job_id,submit_s,num_gpus,duration_s\na,0,1,10\n";
+        CHECK(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+        ::close(fd);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  r = run_cli("run --trace " + fifo.string());
+  writer.join();
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("completed                            1"));
 }
 
 TEST_CASE("cli: run --out, run --timeline, compare --out and topology --dot on a full disk exit 2 naming the file",

@@ -1,4 +1,5 @@
 // Sweeps: results tables, resume, failed points, shards merged byte for byte, compare order.
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -78,6 +79,19 @@ TEST_CASE("sweep: tidy results, one row per point and metric, and resume skips f
   dir.write("out/points/fifo__seed=1/point.json", "{}");
   c = run_sweep(spec, points, registry, o);
   CHECK(c.ran == 1);
+  // DONE records each output's size and checksum: a jobs.csv cut short (a full disk, a copy
+  // interrupted) or changed since is not trusted, the point runs again and the file is whole.
+  const fs::path jobs = dir.path / "out/points/srtf__seed=1/jobs.csv";
+  const std::string whole = test::slurp(jobs);
+  CHECK_THAT(test::slurp(dir.path / "out/points/srtf__seed=1/DONE"),
+             Catch::StartsWith(fmt::format("jobs.csv {} ", whole.size())));
+  fs::resize_file(jobs, whole.size() / 2);
+  const auto srtf1 = std::find_if(points.begin(), points.end(), [](const auto& p) { return p.id == "srtf__seed=1"; });
+  REQUIRE(srtf1 != points.end());
+  CHECK(point_status((dir.path / "out/points/srtf__seed=1").string(), srtf1->fingerprint) == PointStatus::Missing);
+  c = run_sweep(spec, points, registry, o);
+  CHECK(c.ran == 1);
+  CHECK(test::slurp(jobs) == whole);
   o.resume = false;
   CHECK(run_sweep(spec, points, registry, o).ran == 6);
 }

@@ -10,6 +10,7 @@
 #include "hetsim/experiment/compare.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "hetsim/util/parse.hpp"
 #include "python_host.hpp"
 #include "run_options.hpp"
 
@@ -18,18 +19,30 @@ namespace {
 
 struct CompareOptions {
   RunOptions run;
-  std::vector<std::string> policies;
+  std::vector<std::string> policies_text;  // each --policies as given
   int threads = 2;
   std::string out;
   bool quiet = false;
 };
+
+// The policy names of every --policies, in order; an empty one ("fifo,,srtf", a trailing comma) is an error.
+std::vector<std::string> policy_names(const CompareOptions& o) {
+  std::vector<std::string> names;
+  for (const std::string& text : o.policies_text)
+    for (std::string_view name : split(text, ','))
+      if (name = trim(name); name.empty())
+        throw InputError("", 0, "--policies", fmt::format("empty policy name in '{}'", text));
+      else
+        names.emplace_back(name);
+  return names;
+}
 
 // Each --param goes to the policies that declare it; one that no listed policy declares is an error.
 std::vector<PolicyVariant> variants(const CompareOptions& o, const RunSpec& base, const PolicyRegistry& registry) {
   const PolicyParams& params = base.params;
   std::vector<PolicyVariant> out;
   std::set<std::string> seen;
-  for (const std::string& name : o.policies) {
+  for (const std::string& name : policy_names(o)) {
     const PolicyInfo* info = registry.find(name);
     if (!info)
       throw InputError("", 0, "--policies", "unknown policy '" + name + "' (known: " + registry.joined_names() + ")");
@@ -61,9 +74,9 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "Run several policies on the same cluster and workload in parallel threads; print one table");
   add_run_spec_options(cmd, opts->run, /*with_policy=*/false);
-  cmd->add_option("--policies", opts->policies, "Comma-separated policies (see `hetsim list policies`)")
-      ->required()
-      ->delimiter(',');
+  // Split here, not by CLI11's delimiter, which drops empty items: "fifo,,srtf" is a typo to report.
+  cmd->add_option("--policies", opts->policies_text, "Comma-separated policies (see `hetsim list policies`)")
+      ->required();
   add_threads_option(cmd, opts->threads);
   add_quiet_flag(cmd, opts->quiet);
   cmd->add_option("--out", opts->out,
@@ -77,6 +90,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     // Every policy reads the same inputs: a bad trace, cluster or table is one input error (exit 2)
     // before anything runs, not one failure per policy.
     check_run_inputs(base);
+    if (!opts->out.empty()) check_output_folder(opts->out, "--out");
     const auto entries = compare_policies(base, policies, registry, opts->threads);
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {

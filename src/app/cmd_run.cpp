@@ -49,6 +49,12 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     RunSpec spec = to_run_spec(opts->run);
     const PolicyHost host(registry, opts->run.policy_files);
     if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
+    // Where the results go is checked before they are computed.
+    if (!opts->out.empty()) check_output_folder(opts->out, "--out");
+    if (!opts->timeline.empty()) {
+      check_output_file(opts->timeline, "--timeline");
+      check_output_file(utilization_path(opts->timeline), "--timeline");
+    }
     TimelineRecorder timeline;
     UtilizationRecorder utilization;
     std::vector<JobEventSink*> sinks;
@@ -56,6 +62,12 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     auto t0 = std::chrono::steady_clock::now();
     RunOutput out = run_simulation(spec, host.registry(), sinks);
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // The table first: should a write still fail (the disk fills meanwhile), the results are shown.
+    if (!opts->quiet) {
+      print_summary_table(std::cout, out.summary, out.info);
+      fmt::print("  {:<22}{:>16.3f}\n", "wall time (s)", wall_s);
+      std::cout.flush();
+    }
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
     if (!opts->timeline.empty()) {
       write_file_checked(opts->timeline, "--timeline", [&](std::ostream& out) { timeline.write(out); });
@@ -63,8 +75,6 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                          [&](std::ostream& out) { utilization.write_csv(out); });
     }
     if (!opts->quiet) {
-      print_summary_table(std::cout, out.summary, out.info);
-      fmt::print("  {:<22}{:>16.3f}\n", "wall time (s)", wall_s);
       if (!opts->out.empty()) fmt::print("outputs: {}/jobs.csv, {}/summary.json\n", opts->out, opts->out);
       if (!opts->timeline.empty())
         fmt::print("timeline: {} (Perfetto / chrome://tracing), {}\n", opts->timeline, utilization_path(opts->timeline));

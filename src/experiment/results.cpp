@@ -42,7 +42,8 @@ struct MetricNames {
     const Json parsed = Json::parse(s.str());  // kept alive: items() is a view into it
     for (const auto& [key, value] : parsed.items()) {
       if (is_metadata(key)) continue;
-      if (value.is_number()) plain.push_back(key);
+      // An empty run's statistics are null (RunSummary): metrics all the same.
+      if (value.is_number() || value.is_null()) plain.push_back(key);
       if (value.is_object()) groups.push_back(key);
     }
   }
@@ -132,7 +133,13 @@ PointStatus point_status(const std::string& point_dir, const std::string& finger
   std::error_code ec;
   if (!fs::exists(dir / "point.json", ec)) return PointStatus::Missing;
   if (read_text(dir / "point.json") != fingerprint) return PointStatus::Stale;
-  if (fs::exists(dir / "DONE", ec)) return PointStatus::Done;
+  if (fs::exists(dir / "DONE", ec)) {
+    // Done only if every output is still the file the run wrote (one cut short, changed or removed
+    // since makes the point run again); a DONE without the record (hetsim before 0.2) too.
+    std::string expected;
+    for (const char* name : kPointOutputs) expected += fmt::format("{} {}\n", name, file_fingerprint(dir / name));
+    return read_text(dir / "DONE") == expected ? PointStatus::Done : PointStatus::Missing;
+  }
   if (fs::exists(dir / "FAILED", ec)) {
     if (error) *error = one_line(read_text(dir / "FAILED"));
     return PointStatus::Failed;

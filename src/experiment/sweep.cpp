@@ -18,6 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The DONE marker: size and checksum of each output, which a resume checks (point_status).
+std::string done_marker(const fs::path& dir) {
+  std::string text;
+  for (const char* name : kPointOutputs) text += fmt::format("{} {}\n", name, file_fingerprint(dir / name));
+  return text;
+}
+
 // Runs one point into its folder. The marker is written last, so an interrupted run leaves no
 // DONE and is redone on resume. A point whose outputs cannot be written (full disk) fails like
 // one whose run fails: FAILED holds the error, and no DONE points at truncated files.
@@ -34,7 +41,7 @@ void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRe
     RunOutput out = run_simulation(point.run, registry, sinks);
     write_run_outputs(dir.string(), out);
     write_file_checked(dir / "utilization.csv", "--out", [&](std::ostream& csv) { utilization.write_csv(csv); });
-    write_text_checked(dir / "DONE", "--out", "");
+    write_text_checked(dir / "DONE", "--out", done_marker(dir));
   } catch (const std::exception& e) {
     fs::remove(dir / "DONE", ec);
     try {
@@ -65,6 +72,7 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
   std::error_code ec;
   fs::create_directories(out / "points", ec);
   if (ec) throw InputError(options.out_dir, 0, "--out", "cannot create folder: " + ec.message());
+  check_output_folder(out / "points", "--out");
 
   SweepCounts counts;
   std::vector<bool> included(points.size(), false);

@@ -15,27 +15,42 @@
 
 namespace hetsim {
 
-RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
-  RunSummary s;
-  const auto& records = recorder.records();
-  s.jobs_read = records.size();
+namespace {
+
+// The observation window of admitted jobs (RunSummary): from the first submission to the last
+// completion, or to the run's stop when some were left unfinished.
+struct Window {
+  double begin_s = std::numeric_limits<double>::infinity();
+  double last_finish_s = -std::numeric_limits<double>::infinity();
+  bool unfinished = false;
+  bool empty() const { return !std::isfinite(begin_s); }
+  double end_s(double run_end_s) const { return unfinished ? std::max(run_end_s, last_finish_s) : last_finish_s; }
+};
+
+std::optional<double> mean_of(double sum, std::size_t n) {
+  if (n == 0) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
+// JCT statistics, makespan and queueing delay from the job records.
+Window summarize_jobs(const std::vector<JobRecord>& records, RunSummary& s) {
+  Window w;
   std::vector<double> jcts;
-  double first_submit = std::numeric_limits<double>::infinity();
-  double last_finish = -std::numeric_limits<double>::infinity();
   double queue_sum = 0.0;
   std::size_t started = 0;
   for (const JobRecord& r : records) {
     if (r.status == JobStatus::Completed) {
       ++s.completed;
       jcts.push_back(r.jct_s());
-      last_finish = std::max(last_finish, r.finish_s);
+      w.last_finish_s = std::max(w.last_finish_s, r.finish_s);
     } else if (r.status == JobStatus::Rejected) {
       ++s.rejected;
       continue;
     } else {
       ++s.unfinished;
+      w.unfinished = true;
     }
-    first_submit = std::min(first_submit, r.submit_s);
+    w.begin_s = std::min(w.begin_s, r.submit_s);
     if (r.start_s >= 0) {
       ++started;
       queue_sum += r.queueing_s();
@@ -51,13 +66,19 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
     s.jct_p50_s = percentile(jcts, 50);
     s.jct_p95_s = percentile(jcts, 95);
     s.jct_p99_s = percentile(jcts, 99);
-    s.makespan_s = last_finish - first_submit;
+    s.makespan_s = w.last_finish_s - w.begin_s;
   }
-  double rho_sum = 0.0, x_sum = 0.0, x_sq = 0.0;
+  s.queueing_mean_s = mean_of(queue_sum, started);
+  return w;
+}
+
+// Finish-time fairness and Jain's index over completed jobs with a known ideal run time.
+void summarize_fairness(const std::vector<JobRecord>& records, RunSummary& s) {
+  double rho_sum = 0.0, rho_max = 0.0, x_sum = 0.0, x_sq = 0.0;
   std::size_t rho_n = 0, x_n = 0;
   for (const JobRecord& r : records) {
     if (double rho = r.ftf_rho(); rho >= 0.0) {
-      s.ftf_rho_max = std::max(s.ftf_rho_max, rho);
+      rho_max = std::max(rho_max, rho);
       rho_sum += rho;
       ++rho_n;
     }
@@ -67,30 +88,50 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
       ++x_n;
     }
   }
-  if (rho_n > 0) s.ftf_rho_mean = rho_sum / static_cast<double>(rho_n);
+  if (rho_n > 0) s.ftf_rho_max = rho_max;
+  s.ftf_rho_mean = mean_of(rho_sum, rho_n);
   if (x_n > 0 && x_sq > 0.0) s.jain_norm_throughput = x_sum * x_sum / (static_cast<double>(x_n) * x_sq);
-  if (started > 0) s.queueing_mean_s = queue_sum / static_cast<double>(started);
-  s.end_s = recorder.end().seconds();
-  double window = std::isfinite(first_submit) ? s.end_s - first_submit : 0.0;
+}
+
+}  // namespace
+
+RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
+  RunSummary s;
+  const auto& records = recorder.records();
+  s.jobs_read = records.size();
+  const Window w = summarize_jobs(records, s);
+  summarize_fairness(records, s);
   double busy_total = 0.0;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
+    s.gpu_hours_by_type[cluster.gpu_types()[t].name] = recorder.busy_gpu_s_by_type()[t] / 3600.0;
+  if (w.empty()) return s;
+  s.end_s = w.end_s(recorder.end().seconds());
+  const double window = *s.end_s - w.begin_s;
+  if (!(window > 0)) return s;
   for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
-    const std::string& name = cluster.gpu_types()[t].name;
-    double busy = recorder.busy_gpu_s_by_type()[t];
+    const double busy = recorder.busy_gpu_s_by_type()[t];
     busy_total += busy;
-    double avail = window * cluster.gpus_of_type(static_cast<GpuTypeId>(t));
-    s.utilization_by_type[name] = avail > 0 ? busy / avail : 0.0;
-    s.gpu_hours_by_type[name] = busy / 3600.0;
+    const double avail = window * cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+    if (avail > 0) s.utilization_by_type[cluster.gpu_types()[t].name] = busy / avail;
   }
-  double avail_total = window * cluster.total_gpus();
-  s.utilization = avail_total > 0 ? busy_total / avail_total : 0.0;
+  const double avail_total = window * cluster.total_gpus();
+  if (avail_total > 0) s.utilization = busy_total / avail_total;
   const double free_gpu_s = avail_total - busy_total;
-  s.stranded_free_gpus_mean = window > 0 ? recorder.stranded_free_gpu_s() / window : 0.0;
+  s.stranded_free_gpus_mean = recorder.stranded_free_gpu_s() / window;
   s.fragmentation = free_gpu_s > 0 ? std::min(1.0, recorder.stranded_free_gpu_s() / free_gpu_s) : 0.0;
   return s;
 }
 
 namespace {
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
+// An empty statistic is JSON null (see RunSummary).
+nlohmann::ordered_json round6(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(round6(*v)) : nlohmann::ordered_json(nullptr);
+}
+// The same for the table: "-" in the value's column.
+std::string table_cell(const std::optional<double>& v, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : std::string("-");
+}
 
 // One jobs.csv line, cell by cell. Numbers go through std::to_chars (Ryu): the same correctly
 // rounded digits as fmt's "{:.6f}", which falls back to its slow exact algorithm for most values
@@ -130,7 +171,9 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   for (const JobRecord& r : records) {
     const bool done = r.status == JobStatus::Completed;
     line.text(csv_cell(r.job_id));
-    line.fixed6_or_empty(r.submit_s, !(r.submit_s < 0));
+    // A submit time beyond what SimTime holds (~9.2e12 s) saturated when read: its printed value
+    // would not be the trace's, so the cell is empty (the reason quotes the trace's value).
+    line.fixed6_or_empty(r.submit_s, !(r.submit_s < 0) && r.submit_s < SimTime::max().seconds());
     line.fixed6_or_empty(r.start_s, !(r.start_s < 0));
     line.fixed6_or_empty(r.finish_s, done && !(r.finish_s < 0));
     line.fixed6_or_empty(r.jct_s(), done && !(r.jct_s() < 0));
@@ -210,21 +253,21 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
   fmt::print(out, "  {:<22}{:>16}\n", "rejected", s.rejected);
   fmt::print(out, "  {:<22}{:>16}\n", "unfinished", s.unfinished);
   if (s.rows_skipped > 0) fmt::print(out, "  {:<22}{:>16}\n", "rows skipped", s.rows_skipped);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT mean (s)", s.jct_mean_s);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p50 (s)", s.jct_p50_s);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p95 (s)", s.jct_p95_s);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "JCT p99 (s)", s.jct_p99_s);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "queueing mean (s)", s.queueing_mean_s);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "makespan (s)", s.makespan_s);
-  fmt::print(out, "  {:<22}{:>16.4f}\n", "utilization", s.utilization);
+  fmt::print(out, "  {:<22}{:>16}\n", "JCT mean (s)", table_cell(s.jct_mean_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "JCT p50 (s)", table_cell(s.jct_p50_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "JCT p95 (s)", table_cell(s.jct_p95_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "JCT p99 (s)", table_cell(s.jct_p99_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "queueing mean (s)", table_cell(s.queueing_mean_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "makespan (s)", table_cell(s.makespan_s, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "utilization", table_cell(s.utilization, 4));
   for (const auto& [k, v] : s.utilization_by_type) fmt::print(out, "    {:<20}{:>16.4f}\n", k, v);
   fmt::print(out, "  {:<22}{:>16}\n", "preemptions", s.preemptions);
   fmt::print(out, "  {:<22}{:>16}\n", "restarts", s.restarts);
-  fmt::print(out, "  {:<22}{:>16.3f}\n", "stranded free GPUs", s.stranded_free_gpus_mean);
-  fmt::print(out, "  {:<22}{:>16.4f}\n", "fragmentation", s.fragmentation);
-  fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho max", s.ftf_rho_max);
-  fmt::print(out, "  {:<22}{:>16.4f}\n", "FTF rho mean", s.ftf_rho_mean);
-  fmt::print(out, "  {:<22}{:>16.4f}\n", "Jain (norm. tput)", s.jain_norm_throughput);
+  fmt::print(out, "  {:<22}{:>16}\n", "stranded free GPUs", table_cell(s.stranded_free_gpus_mean, 3));
+  fmt::print(out, "  {:<22}{:>16}\n", "fragmentation", table_cell(s.fragmentation, 4));
+  fmt::print(out, "  {:<22}{:>16}\n", "FTF rho max", table_cell(s.ftf_rho_max, 4));
+  fmt::print(out, "  {:<22}{:>16}\n", "FTF rho mean", table_cell(s.ftf_rho_mean, 4));
+  fmt::print(out, "  {:<22}{:>16}\n", "Jain (norm. tput)", table_cell(s.jain_norm_throughput, 4));
   if (s.allocations > 0) {
     fmt::print(out, "  {:<22}{:>16}\n", "rounds", s.rounds);
     fmt::print(out, "  {:<22}{:>16}\n", "allocations", s.allocations);

@@ -148,17 +148,31 @@ std::optional<std::string> ElasticFlowThroughputTable::check_job(const JobSpec& 
                        job.id, to_string(job.unit));
   if (job.global_batch_size <= 0)
     return fmt::format("job {}: elasticflow-table selects the row by global batch size, and the job has none", job.id);
-  std::set<std::string> with_model;
+  // What the table has for this model on each of the cluster's types, so the message names the
+  // real cause (a batch size or GPU count that is not measured, not only the model).
+  std::vector<std::string> has;
   for (std::size_t t = 0; t < curves_.size(); ++t) {
     const AllocationShape shape{static_cast<GpuTypeId>(t), job.requested_gpus, true};
     if (rate(job, shape) > 0.0) return std::nullopt;
+    std::vector<int> batches;
+    const Curve* same_batch = nullptr;
     for (const auto& [key, curve] : curves_[t])
-      if (key.first == job.job_type) with_model.insert(cluster.gpu_types()[t].name);
+      if (key.first == job.job_type) {
+        batches.push_back(key.second);
+        if (key.second == job.global_batch_size) same_batch = &curve;
+      }
+    const std::string& type = cluster.gpu_types()[t].name;
+    if (same_batch && !same_batch->empty())
+      has.push_back(fmt::format("{} measures it at batch size {} from {} GPU(s)", type, job.global_batch_size,
+                                same_batch->begin()->first));
+    else if (!batches.empty())
+      has.push_back(fmt::format("{} has it at batch sizes {} only", type, fmt::join(batches, ", ")));
   }
   return fmt::format("job {}: model '{}' at global batch size {} on {} GPU(s) has no throughput in {} for any GPU type of "
-                     "the cluster (types with this model: {})",
+                     "the cluster ({})",
                      job.id, job.job_type, job.global_batch_size, job.requested_gpus, path_,
-                     with_model.empty() ? std::string("none") : fmt::format("{}", fmt::join(with_model, ", ")));
+                     has.empty() ? std::string("no type of the cluster has this model")
+                                 : fmt::format("{}", fmt::join(has, "; ")));
 }
 
 }  // namespace hetsim

@@ -78,6 +78,7 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
       unconsolidated = true;
     }
     const std::optional<GpuTypeId> type = cluster.find_gpu_type(gpu_name);
+    table->table_gpu_types_.insert(gpu_name);
     for (const auto& [key, value] : entries.items()) {
       const std::string field = gpu_key + "/" + key;
       auto [job_type, scale_factor] = parse_key(key, path, field);
@@ -183,6 +184,10 @@ std::optional<std::string> GavelThroughputTable::check_job(const JobSpec& job, c
                        job.id, job.job_type, job.requested_gpus, path_);
   std::string hint;
   if (!scale_factors.empty()) hint = fmt::format(" (scale factors it has: {})", fmt::join(scale_factors, ", "));
+  // The usual cause on a homogeneous preset (philly-2048's generic 'gpu'): no type in common.
+  if (job_type_names_.empty())
+    hint = fmt::format(" (the table has GPU types {}; none of them is in cluster '{}')", fmt::join(table_gpu_types_, ", "),
+                       cluster.name());
   return fmt::format("job {}: job type '{}' with scale factor {} is not in throughput table {}{}", job.id,
                      job.job_type, job.requested_gpus, path_, hint);
 }

@@ -50,7 +50,7 @@ std::optional<std::string> TypeConstrainedModel::check_job(const JobSpec& job, c
     for (std::size_t t = 0; t < cluster.gpu_types().size() && !any; ++t)
       any = type_allowed(job, cluster, static_cast<GpuTypeId>(t));
     if (!any)
-      return fmt::format("job {} may only run on GPU types {}, none of which is in cluster {}", job.id,
+      return fmt::format("job {} may only run on GPU types {} (its gpu_spec), none of which is in cluster {}", job.id,
                          fmt::join(job.allowed_gpu_types, "|"), cluster.name());
   }
   return base_->check_job(job, cluster);

@@ -9,7 +9,14 @@
 // keeps z at its optimum and maximises the sum of the normalised throughputs, so GPUs the
 // minimum does not need are not left idle (a simplex vertex would otherwise leave them idle;
 // Gavel's interior-point solver returns an interior optimum instead).
+//
+// Weights enter relative to the largest active one, so the binding rows (the heaviest jobs') have
+// coefficients of order 1: with raw weights 1e9 apart the heavy job's share falls below GLPK's
+// tolerances (1e-7) and the priority silently inverts. Weights more than 1e6 apart still leave
+// the lightest jobs' guarantees below that precision, which the run reports as a warning.
+#include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 #include "allocation_lp.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -17,6 +24,8 @@
 
 namespace hetsim {
 namespace {
+
+constexpr double kMaxWeightRatio = 1e6;
 
 class GavelMaxMin final : public AllocationPolicy {
  public:
@@ -28,12 +37,21 @@ class GavelMaxMin final : public AllocationPolicy {
     const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
     if (n == 0) return out;
     std::vector<double> prop = proportional_throughputs(view);
+    double w_max = 0.0, w_min = std::numeric_limits<double>::infinity();
+    for (const AllocationJob& job : view.jobs) {
+      w_max = std::max(w_max, job.priority_weight);
+      w_min = std::min(w_min, job.priority_weight);
+    }
+    if (w_max > kMaxWeightRatio * w_min)
+      out.warning = fmt::format("priority weights {:g} to {:g} are more than {:g} apart: the lightest jobs' "
+                                "shares are below the LP solver's precision and may come out as 0",
+                                w_min, w_max, kMaxWeightRatio);
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     std::vector<LinearProgram::Terms> rows(n);
     for (std::size_t i = 0; i < n; ++i) {
       const AllocationJob& job = view.jobs[i];
-      double c = prop[i] > 0.0 ? job.scale_factor / (job.priority_weight * prop[i]) : 0.0;
+      double c = prop[i] > 0.0 ? job.scale_factor / (job.priority_weight / w_max * prop[i]) : 0.0;
       for (std::size_t t = 0; t < types; ++t) rows[i].push_back({base.var[i][t], job.throughput[t] * c});
       LinearProgram::Terms with_z = rows[i];
       with_z.push_back({z, -1.0});

@@ -175,6 +175,43 @@ void check_round_count(const Workload& workload, const Cluster& cluster, const T
                                event_mechanism ? ", or --interval 0 (event-driven)" : ""));
 }
 
+// Refuses a stop time before the first arrival: nothing would be simulated and every job would
+// end unfinished. Traces differ in their origin (ITP's times are absolute, Philly's rebased), so a
+// horizon meant from the trace's start can fall before it.
+void check_until(const Workload& workload, const MechanismConfig& mech) {
+  if (!mech.until_s || workload.jobs.empty()) return;
+  const JobSpec* first = &workload.jobs.front();
+  for (const JobSpec& j : workload.jobs)
+    if (j.submit < first->submit) first = &j;
+  if (*mech.until_s >= first->submit.seconds()) return;
+  const std::string where = first->source_file ? fmt::format(" ({}:{})", *first->source_file, first->source_line) : "";
+  throw InputError("", 0, "--until",
+                   fmt::format("{} s is before the first job arrives (job '{}' at {} s{}): nothing would be simulated; "
+                               "times are the trace's own, which some formats count from an absolute origin",
+                               *mech.until_s, first->id, first->submit.seconds(), where));
+}
+
+// Refuses a run whose throughput model serves none of its jobs: that is a mismatch of inputs (a
+// trace without the table its work unit needs, a table without the cluster's GPU types), which
+// would otherwise run and reject every job one by one. Stops at the first job the model serves.
+void check_model_serves_a_job(const Workload& workload, const Cluster& cluster, const ThroughputModel& model) {
+  std::optional<std::string> first_reason;
+  std::size_t checked = 0;
+  for (const JobSpec& j : workload.jobs) {
+    if (!j.invalid_reason.empty()) continue;  // rejected for its own row anyway
+    auto reason = model.check_job(j, cluster);
+    if (!reason) return;
+    if (!first_reason) first_reason = fmt::format("{}{}", j.source_file ? fmt::format("{}:{}: ", *j.source_file, j.source_line) : "", *reason);
+    ++checked;
+  }
+  if (!first_reason) return;
+  std::vector<std::string> types;
+  for (const GpuType& t : cluster.gpu_types()) types.push_back(t.name);
+  throw InputError("", 0, "--throughputs",
+                   fmt::format("throughput model '{}' can run none of the {} jobs on cluster '{}' (types {}); the first: {}",
+                               model.name(), checked, cluster.name(), fmt::join(types, ", "), *first_reason));
+}
+
 // The workload and the throughput model of a run (the goodput model for Pollux/Sia workloads).
 struct RunInputs {
   Workload workload;
@@ -214,6 +251,11 @@ RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
     in.workload = make_synthetic_workload(cfg);
   } else {
     in.workload = read_trace(spec.trace, spec.format, spec.trace_options);
+    // Its jobs' work is only known from the application profiles, which --workload loads.
+    if (in.workload.format == to_string(TraceFormat::Pollux))
+      throw InputError(spec.trace, 0, "--trace",
+                       "is a Pollux/Sia workload (name,time,application,num_replicas,batch_size): pass it as --workload, "
+                       "which runs it on the goodput model with its application profiles");
   }
   in.model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
   // Only traces with GPU-type constraints pay for the wrapper; other runs keep the bare model.
@@ -361,6 +403,8 @@ void check_run_inputs(const RunSpec& spec) {
   // Without the registry the mechanism is unknown; an explicit round length is checked either way.
   check_round_count(in.workload, cluster, *in.model, spec.mechanism.interval_s, spec.mechanism,
                     spec.mechanism_kind != "gavel");
+  check_until(in.workload, spec.mechanism);
+  check_model_serves_a_job(in.workload, cluster, *in.model);
   if (spec.profiling == "cf") load_profile_tensor(spec.throughputs);
 }
 
@@ -385,6 +429,8 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   RunInputs in = load_run_inputs(spec, cluster);
   const Workload& workload = in.workload;
   const ThroughputModel& model = *in.model;
+  check_until(workload, spec.mechanism);
+  check_model_serves_a_job(workload, cluster, model);
   input_notes.insert(input_notes.end(), workload.notes.begin(), workload.notes.end());
   // Attaches the input notes to an output: stderr (through model_notes) and summary.json.
   auto with_notes = [&](RunOutput out) {

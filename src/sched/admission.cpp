@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "hetsim/perf/type_constraint.hpp"
 
 namespace hetsim {
 
@@ -19,9 +22,13 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
   if (spec.requested_gpus > cluster.total_gpus())
     return fmt::format("job {} requests {} GPUs; cluster '{}' has {}", spec.id, spec.requested_gpus, cluster.name(),
                        cluster.total_gpus());
+  // A job limited to some GPU types (OpenB's gpu_spec) is measured against those only, and the
+  // message says so: "the largest type has 16" misleads when that type is not allowed.
+  const bool limited = !spec.allowed_gpu_types.empty();
   int largest = 0;
   for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
     auto type = static_cast<GpuTypeId>(t);
+    if (limited && !type_allowed(spec, cluster, type)) continue;
     int have = cluster.gpus_of_type(type);
     largest = std::max(largest, have);
     if (have < spec.requested_gpus) continue;
@@ -35,6 +42,10 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
       return std::nullopt;
     }
   }
+  if (limited && largest < spec.requested_gpus)
+    return fmt::format("job {} requests {} GPUs of one type; of the GPU types its gpu_spec allows ({}), cluster '{}' "
+                       "has at most {}",
+                       spec.id, spec.requested_gpus, fmt::join(spec.allowed_gpu_types, "|"), cluster.name(), largest);
   if (largest < spec.requested_gpus)
     return fmt::format("job {} requests {} GPUs of one type; the largest GPU type of cluster '{}' has {}", spec.id,
                        spec.requested_gpus, cluster.name(), largest);

@@ -283,6 +283,8 @@ void GavelMechanism::compute_allocation() {
   solver_.solver_s_max = std::max(solver_.solver_s_max, r.solver_s);
   solver_.node_limits += static_cast<std::uint64_t>(r.node_limit_hits);
   solver_.time_limits += static_cast<std::uint64_t>(r.time_limit_hits);
+  if (!r.warning.empty() && warned_.insert(r.warning).second)
+    table_.warn(fmt::format("t={:.6f}s round {}: policy '{}': {}", now.seconds(), solver_.rounds, policy_.name(), r.warning));
   AllocationMatrix x;
   if (!r.ok || r.x.size() != view.jobs.size()) {
     ++solver_.failures;

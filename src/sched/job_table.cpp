@@ -129,6 +129,10 @@ void JobTable::refuse(std::string message) {
   if (stats_.warnings.size() < kMaxWarnings) stats_.warnings.push_back(std::move(message));
 }
 
+void JobTable::warn(std::string message) {
+  if (stats_.warnings.size() < kMaxWarnings) stats_.warnings.push_back(std::move(message));
+}
+
 void JobTable::end_run(SimTime end) {
   stats_.end = end;
   for (JobEventSink* sink : sinks_) sink->on_run_end(end);

@@ -44,6 +44,10 @@ double parse_double(std::string_view text, const SourcePos& pos) {
   double value = 0.0;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (!t.empty() && ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     "'" + std::string(t) + "' is out of the range of a double (magnitudes 2.2e-308 to 1.8e308, or 0)");
+  }
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
     throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
                      "expected a number, got '" + std::string(trim(text)) + "'");
@@ -81,13 +85,38 @@ std::string_view strip_utf8_bom(std::string_view text) {
 }
 
 std::string read_file(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a file");
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError(path, 0, "", "is a directory, not a file");
+  // /dev/zero or a terminal would be read without end; a pipe (FIFO, /dev/stdin) is read up to the bound.
+  if (fs::is_character_file(st) || fs::is_block_file(st) || fs::is_socket(st))
+    throw InputError(path, 0, "", "is a device, not a file (pass a file, or a pipe)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const bool regular = fs::is_regular_file(st);
+  const std::uintmax_t size = regular ? fs::file_size(path, ec) : 0;
+  if (regular && !ec && size > kMaxInputBytes)
+    throw InputError(path, 0, "", fmt::format("is {} bytes, more than the {} bytes hetsim reads from one input", size,
+                                              kMaxInputBytes));
+  std::string text;
+  try {
+    if (regular && !ec) text.reserve(static_cast<std::size_t>(size));
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kMaxInputBytes)
+        throw InputError(path, 0, "", fmt::format("more than {} bytes: hetsim reads at most that from one input", kMaxInputBytes));
+    }
+  } catch (const std::bad_alloc&) {
+    throw InputError(path, 0, "", fmt::format("out of memory after reading {} bytes", text.size()));
+  }
+  // A read that stopped early (an I/O error, a file cut while read) must not pass for the whole
+  // file: the parser would report a misleading error, or none.
+  if (in.bad()) throw InputError(path, 0, "", fmt::format("read error after {} bytes", text.size()));
+  if (regular && !ec && text.size() != size)
+    throw InputError(path, 0, "", fmt::format("read {} of its {} bytes (changed while read?)", text.size(), size));
+  return text;
 }
 
 }  // namespace hetsim

@@ -39,8 +39,11 @@ struct ResultRow {
 
 /// Status of one point folder under <out>/points/<id>.
 enum class PointStatus { Missing, Done, Failed, Stale };
+/// A sweep point's output files, each recorded (size and checksum) in its DONE marker.
+inline constexpr const char* kPointOutputs[] = {"jobs.csv", "summary.json", "utilization.csv"};
 
-/// Reads a point folder's status: Done when DONE exists and point.json equals the fingerprint,
+/// Reads a point folder's status: Done when point.json equals the fingerprint and DONE records the
+/// outputs as they are (kPointOutputs: sizes and checksums; otherwise Missing, so it runs again),
 /// Failed when FAILED exists (its text in `error`), Stale when it holds another run's outputs.
 PointStatus point_status(const std::string& point_dir, const std::string& fingerprint, std::string* error = nullptr);
 

@@ -2,6 +2,7 @@
 /// Run-level statistics and the output files whose names and columns are a contract for scripts
 /// and CI: jobs.csv and summary.json (docs/outputs.md).
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,36 +14,47 @@ namespace hetsim {
 
 /// Statistics of one run. JCT statistics cover completed jobs only; percentiles interpolate
 /// linearly between order statistics (numpy's default), so p50 of {1,2,3,4} is 2.5.
+///
+/// A statistic with nothing to measure is empty (nullopt; `null` in summary.json, "-" in tables),
+/// never 0: a run that completed no job has no JCT, and 0 would read as the best possible value
+/// to a sweep or the regression gate.
+///
+/// The observation window is [first submission, end_s] over admitted jobs: rejected jobs never
+/// held a GPU, so their arrivals neither open nor extend it (a rejected job arriving last would
+/// otherwise stretch the window and lower the utilisation, cloudsimplus #51, Ciw #125).
 struct RunSummary {
   std::size_t jobs_read = 0;
   std::size_t completed = 0;
   std::size_t rejected = 0;
   std::size_t unfinished = 0;
-  double jct_mean_s = 0.0;
-  double jct_p50_s = 0.0;
-  double jct_p95_s = 0.0;
-  double jct_p99_s = 0.0;
-  double queueing_mean_s = 0.0;  ///< over jobs that started
-  /// Last completion minus first submit over admitted jobs (0 when nothing completed).
-  double makespan_s = 0.0;
-  /// Busy GPU-seconds over available GPU-seconds in [first submit, end of run].
-  double utilization = 0.0;
-  std::map<std::string, double> utilization_by_type;  ///< same, per GPU type name
+  std::optional<double> jct_mean_s;
+  std::optional<double> jct_p50_s;
+  std::optional<double> jct_p95_s;
+  std::optional<double> jct_p99_s;
+  std::optional<double> queueing_mean_s;  ///< over jobs that started
+  /// Last completion minus first submit over admitted jobs (empty when nothing completed).
+  std::optional<double> makespan_s;
+  /// Busy GPU-seconds over available GPU-seconds in the window (empty when the window is empty).
+  std::optional<double> utilization;
+  std::map<std::string, double> utilization_by_type;  ///< same, per GPU type name (empty window: none)
   std::map<std::string, double> gpu_hours_by_type;    ///< busy GPU-hours per GPU type name
   long long preemptions = 0;
   long long restarts = 0;
   double restart_s = 0.0;  ///< seconds jobs spent paying restart overhead, summed over jobs
-  double end_s = 0.0;      ///< time of the last event
-  /// Time-averaged free GPUs stranded on partly used nodes, over [first submit, end of run].
-  double stranded_free_gpus_mean = 0.0;
+  /// End of the window: the last completion of an admitted job, or the time the run stopped when
+  /// admitted jobs were left unfinished (--until); empty when no job was admitted.
+  std::optional<double> end_s;
+  /// Time-averaged free GPUs stranded on partly used nodes, over the window.
+  std::optional<double> stranded_free_gpus_mean;
   /// Share of the free GPU-time that was stranded on partly used nodes (0 = free GPUs always sat on
-  /// wholly free nodes; 1 = every free GPU shared its node with a running job).
-  double fragmentation = 0.0;
-  double ftf_rho_max = 0.0;   ///< largest finish-time fairness rho over completed jobs (JobRecord::ftf_rho)
-  double ftf_rho_mean = 0.0;  ///< mean rho over completed jobs with a defined rho
+  /// wholly free nodes; 1 = every free GPU shared its node with a running job); 0 when no GPU-time
+  /// was free, empty when the window is.
+  std::optional<double> fragmentation;
+  std::optional<double> ftf_rho_max;   ///< largest finish-time fairness rho over completed jobs (JobRecord::ftf_rho)
+  std::optional<double> ftf_rho_mean;  ///< mean rho over completed jobs with a defined rho
   /// Jain's index (sum x)^2 / (n sum x^2) of the normalised throughputs x = ideal_s / JCT of
   /// completed jobs (1 = all jobs got the same fraction of their best speed).
-  double jain_norm_throughput = 0.0;
+  std::optional<double> jain_norm_throughput;
   // Filled by the gavel mechanism (0 otherwise).
   long long rounds = 0;
   long long allocations = 0;       ///< allocation computations

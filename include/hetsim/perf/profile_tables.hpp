@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,6 +53,7 @@ class GavelThroughputTable final : public ThroughputModel {
   std::vector<std::vector<Curve>> unconsolidated_;
   std::unordered_map<std::string, int> job_type_index_;  // interned at load
   std::vector<std::string> job_type_names_;               // [job type index]
+  std::set<std::string> table_gpu_types_;                 // GPU types the file has, for messages
   // JobSpec -> job type index, for the types the table has. A hit is confirmed by comparing the
   // JobSpec's job_type with the indexed name, so a JobSpec reused at the same address with another
   // type is resolved again. A model belongs to one run and one thread (docs/architecture.md,

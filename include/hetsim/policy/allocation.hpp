@@ -52,6 +52,9 @@ struct AllocationResult {
   int node_limit_hits = 0;
   /// Solves stopped by a wall-time safety net: the answer then depends on machine speed and load.
   int time_limit_hits = 0;
+  /// A note on this computation's inputs for the user (shown once per run as a warning), e.g.
+  /// priority weights too far apart for the solver's precision.
+  std::string warning;
 };
 
 /// An allocation policy. Implementations: one file per policy under src/policy/.

@@ -121,6 +121,7 @@ class GavelMechanism final : public EventHandler {
   JobTable table_;
   std::vector<std::vector<double>> throughput_;  // [job][type], planning = progress rates
   std::vector<int> placement_changes_;
+  std::set<std::string> warned_;  // the policy's warnings already shown (each once per run)
   std::vector<char> taken_in_round_;  // per job, all 0 between rounds (cleared for the chosen jobs only)
   std::set<JobIndex> active_;         // jobs that joined a round (arrivals join at the end of one)
   std::size_t joined_upto_ = 0;       // jobs [0, joined_upto_) have joined or were final at arrival

@@ -80,6 +80,8 @@ class JobTable {
   void end_unfinished(SimTime now, const EndOfRun& end, const std::function<void(JobRuntime&)>& bring_up_to_date);
   /// Counts a refused policy request and keeps its message among the first few warnings.
   void refuse(std::string message);
+  /// Keeps a warning that is not a refused request (e.g. a policy's note on its inputs).
+  void warn(std::string message);
   /// Tells the sinks the run ended at `end`.
   void end_run(SimTime end);
 

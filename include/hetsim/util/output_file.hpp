@@ -9,8 +9,9 @@
 
 namespace hetsim {
 
-/// Creates (or truncates) `file`, lets `write` fill it, then flushes and closes it, checking the
-/// stream after each step. Throws InputError(file, 0, field, "cannot write file: <strerror>") when
+/// Lets `write` fill a hidden temporary beside `file`, flushes and closes it, checking the stream
+/// after each step, then renames it to `file`: the final name always holds a whole file (a full
+/// disk or a kill mid-write leaves the old file or none, never a truncated one). Throws InputError(file, 0, field, "cannot write file: <strerror>") when
 /// the file cannot be opened or any write, the flush or the close fails (the CLI maps this to exit
 /// code 2, like an output folder it cannot create). `field` names the option or setting that chose
 /// the path (e.g. "--out"). Exceptions thrown by `write` itself pass through unchanged.
@@ -21,6 +22,16 @@ void write_file_checked(const std::filesystem::path& file, const std::string& fi
 /// folders): anything but letters, digits and . - _ = ( ) , becomes '_', and "", "." or ".." get a
 /// leading '_' (a Python policy may call itself "../../x").
 std::string safe_folder_name(const std::string& name);
+
+/// Output paths checked before a simulation starts, so a finished run is not lost to a typo:
+/// creates the folder and writes (then removes) a probe file in it. InputError(dir, 0, field, ...).
+void check_output_folder(const std::filesystem::path& dir, const std::string& field);
+/// The same for one output file: its folder exists and takes a file; `file` is not a folder.
+void check_output_file(const std::filesystem::path& file, const std::string& field);
+
+/// "<size> <FNV-1a 64 hex>" of a file's bytes, or "absent": what a sweep's DONE marker records of
+/// each output so a resume can tell a whole file from one cut short or changed.
+std::string file_fingerprint(const std::filesystem::path& file);
 
 /// The same for a text already in memory.
 void write_text_checked(const std::filesystem::path& file, const std::string& field, const std::string& text);

@@ -35,7 +35,11 @@ std::vector<std::string_view> split(std::string_view line, char sep);
 std::string_view strip_utf8_bom(std::string_view text);
 /// Lower-cases ASCII.
 std::string to_lower(std::string_view text);
-/// Reads a whole file; throws InputError naming the file when it cannot be opened.
+/// Most bytes read from one input file (1 GiB; the largest public traces are a few hundred MB).
+inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
+/// Reads a whole file; throws InputError naming the file when it cannot be opened, is a folder or
+/// a device (/dev/zero would be read without end), is larger than kMaxInputBytes, or was not read
+/// completely (an I/O error, out of memory, a size that changed while reading).
 std::string read_file(const std::string& path);
 
 }  // namespace hetsim
