@@ -18,6 +18,7 @@ packages=(
   python3-numpy python3-scipy    # Python policies' views; the max-min linprog example
   python3-pytest                 # the Python tests (run by ctest)
   time                           # /usr/bin/time for the benchmarks
+  clang libclang-rt-14-dev       # scripts/fuzz.sh: clang++ and libFuzzer (libclang_rt.fuzzer), its sanitizers
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -255,6 +255,10 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
 
 Cluster load_cluster_spec(const std::string& path) { return cluster_from_json(parse_json_file(path), path); }
 
+Cluster load_cluster_spec(const std::string& name, std::string_view text) {
+  return cluster_from_json(parse_json_text(name, text), name);
+}
+
 Cluster resolve_cluster(const std::string& preset_or_file, std::vector<std::string>* notes) {
   if (auto preset = make_preset(preset_or_file)) return std::move(*preset);
   if (auto inventory = detect_node_inventory(preset_or_file)) {

@@ -181,15 +181,10 @@ std::string pai_header_path(const std::string& path) {
   return p.string();
 }
 
-std::vector<InventoryNode> read_pai(const std::string& path, std::string_view text, Counts& counts) {
+// `header_file` is the text of the companion header file (pai_header_path(path)).
+std::vector<InventoryNode> read_pai(const std::string& path, std::string_view text, std::string_view header_file,
+                                    Counts& counts) {
   const std::string header_path = pai_header_path(path);
-  std::error_code ec;
-  if (!std::filesystem::exists(header_path, ec))
-    throw InputError(path, 0, "",
-                     fmt::format("a PAI machine list has no header line; its column names are read from {}, which "
-                                 "does not exist",
-                                 header_path));
-  const std::string header_file = read_file(header_path);
   const std::string_view header_text = strip_utf8_bom(header_file);
   std::size_t hl = 0;
   std::string_view header_line;
@@ -268,12 +263,28 @@ std::optional<std::pair<InventoryFormat, std::string>> detect_node_inventory(con
 
 ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path) {
   const std::string file_text = read_file(path);
+  std::string header_file;
+  if (format == InventoryFormat::AlibabaPai) {
+    const std::string header_path = pai_header_path(path);
+    std::error_code ec;
+    if (!std::filesystem::exists(header_path, ec))
+      throw InputError(path, 0, "",
+                       fmt::format("a PAI machine list has no header line; its column names are read from {}, which "
+                                   "does not exist",
+                                   header_path));
+    header_file = read_file(header_path);
+  }
+  return import_node_inventory(format, path, file_text, header_file);
+}
+
+ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path, std::string_view file_text,
+                                      std::string_view pai_header) {
   const std::string_view text = strip_utf8_bom(file_text);  // spreadsheet tools add one, as for traces
   Counts counts;
   std::vector<InventoryNode> rows;
   switch (format) {
     case InventoryFormat::AlibabaOpenb: rows = read_openb(path, text, counts); break;
-    case InventoryFormat::AlibabaPai: rows = read_pai(path, text, counts); break;
+    case InventoryFormat::AlibabaPai: rows = read_pai(path, text, pai_header, counts); break;
     case InventoryFormat::AlibabaSpot: rows = read_spot(path, text, counts); break;
   }
   if (rows.empty()) throw InputError(path, 0, "", "the inventory lists no node with GPUs");

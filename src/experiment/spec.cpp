@@ -253,6 +253,10 @@ ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistr
   return parse_experiment_spec(read_json_file(path), path, registry);
 }
 
+ExperimentSpec load_experiment_spec(const std::string& path, std::string_view text, const PolicyRegistry& registry) {
+  return parse_experiment_spec(read_json_text(path, text), path, registry);
+}
+
 ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const std::string& path,
                                      const PolicyRegistry& registry) {
   if (!doc.is_object()) throw InputError(path, 0, "", "an experiment spec must be a JSON object");

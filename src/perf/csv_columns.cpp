@@ -19,16 +19,17 @@ bool NumericCsv::has(const std::string& name) const {
   return false;
 }
 
-NumericCsv read_numeric_csv(const std::string& path) {
+NumericCsv read_numeric_csv(const std::string& path) { return read_numeric_csv(path, read_file(path)); }
+
+NumericCsv read_numeric_csv(const std::string& path, std::string_view text) {
   NumericCsv csv;
   csv.path = path;
-  const std::string text = read_file(path);
   std::size_t pos = 0;
   std::size_t line_no = 0;
   while (pos <= text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
+    std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
     if (trim(line).empty()) {

@@ -3,6 +3,7 @@
 // columns in different orders, so every column is looked up by name.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hetsim::perf_detail {
@@ -22,5 +23,7 @@ struct NumericCsv {
 /// Reads `path`; throws InputError (file:line:field) on a missing file, a ragged row or a cell that
 /// is not a finite number. Blank lines are skipped.
 NumericCsv read_numeric_csv(const std::string& path);
+/// The same over text already in memory; `path` is used in errors only.
+NumericCsv read_numeric_csv(const std::string& path, std::string_view text);
 
 }  // namespace hetsim::perf_detail

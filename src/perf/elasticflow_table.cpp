@@ -68,46 +68,62 @@ std::unique_ptr<ElasticFlowThroughputTable> ElasticFlowThroughputTable::load(con
     for (const fs::path& file : files) {
       const std::string path = file.string();
       const std::string model = file.stem().string();
-      const std::string text = read_file(path);
-      std::vector<int> counts;  // GPU count of each column after the first
-      std::size_t line_no = 0;
-      for (std::string_view line : split(text, '\n')) {
-        ++line_no;
-        if (trim(line).empty()) continue;
-        const std::vector<std::string_view> f = split(line, ',');
-        if (counts.empty()) {
-          if (trim(f[0]) != "global_batch_size")
-            throw InputError(path, line_no, "global_batch_size", "the first column must be global_batch_size");
-          if (f.size() < 2) throw InputError(path, line_no, "", "no GPU-count columns");
-          for (std::size_t i = 1; i < f.size(); ++i) {
-            const long long n = parse_int(f[i], SourcePos{path, line_no, "GPU count"});
-            if (n < 1 || n > 1'000'000)
-              throw InputError(path, line_no, std::string(trim(f[i])), "GPU count must be between 1 and 1000000");
-            counts.push_back(static_cast<int>(n));
-          }
-          continue;
-        }
-        if (f.size() != counts.size() + 1)
-          throw InputError(path, line_no, "",
-                           fmt::format("expected {} comma-separated fields as in the header, got {}", counts.size() + 1,
-                                       f.size()));
-        const long long batch = parse_int(f[0], SourcePos{path, line_no, "global_batch_size"});
-        if (batch < 1 || batch > 1'000'000'000)
-          throw InputError(path, line_no, "global_batch_size", fmt::format("must be a positive integer, got {}", batch));
-        Curve curve;
-        for (std::size_t i = 1; i < f.size(); ++i) {
-          if (unmeasured(f[i])) continue;
-          const std::string field = std::to_string(counts[i - 1]);
-          const double v = parse_double(f[i], SourcePos{path, line_no, field});
-          if (v < 0.0) throw InputError(path, line_no, field, fmt::format("throughput must not be negative, got {}", v));
-          if (v > 0.0) curve[counts[i - 1]] = v;
-        }
-        if (type) table->curves_[static_cast<std::size_t>(*type)][{model, static_cast<int>(batch)}] = std::move(curve);
-      }
-      if (counts.empty()) throw InputError(path, 0, "", "no header line");
+      table->add_csv(path, read_file(path), model, type);
     }
   }
   return table;
+}
+
+std::unique_ptr<ElasticFlowThroughputTable> ElasticFlowThroughputTable::load_csv(const std::string& path,
+                                                                                 std::string_view text,
+                                                                                 const std::string& model,
+                                                                                 const std::string& gpu,
+                                                                                 const Cluster& cluster) {
+  auto table = std::make_unique<ElasticFlowThroughputTable>();
+  table->path_ = path;
+  table->curves_.assign(cluster.gpu_types().size(), {});
+  table->add_csv(path, text, model, cluster.find_gpu_type(gpu));
+  return table;
+}
+
+void ElasticFlowThroughputTable::add_csv(const std::string& path, std::string_view text, const std::string& model,
+                                         std::optional<GpuTypeId> type) {
+  std::vector<int> counts;  // GPU count of each column after the first
+  std::size_t line_no = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++line_no;
+    if (trim(line).empty()) continue;
+    const std::vector<std::string_view> f = split(line, ',');
+    if (counts.empty()) {
+      if (trim(f[0]) != "global_batch_size")
+        throw InputError(path, line_no, "global_batch_size", "the first column must be global_batch_size");
+      if (f.size() < 2) throw InputError(path, line_no, "", "no GPU-count columns");
+      for (std::size_t i = 1; i < f.size(); ++i) {
+        const long long n = parse_int(f[i], SourcePos{path, line_no, "GPU count"});
+        if (n < 1 || n > 1'000'000)
+          throw InputError(path, line_no, std::string(trim(f[i])), "GPU count must be between 1 and 1000000");
+        counts.push_back(static_cast<int>(n));
+      }
+      continue;
+    }
+    if (f.size() != counts.size() + 1)
+      throw InputError(path, line_no, "",
+                       fmt::format("expected {} comma-separated fields as in the header, got {}", counts.size() + 1,
+                                   f.size()));
+    const long long batch = parse_int(f[0], SourcePos{path, line_no, "global_batch_size"});
+    if (batch < 1 || batch > 1'000'000'000)
+      throw InputError(path, line_no, "global_batch_size", fmt::format("must be a positive integer, got {}", batch));
+    Curve curve;
+    for (std::size_t i = 1; i < f.size(); ++i) {
+      if (unmeasured(f[i])) continue;
+      const std::string field = std::to_string(counts[i - 1]);
+      const double v = parse_double(f[i], SourcePos{path, line_no, field});
+      if (v < 0.0) throw InputError(path, line_no, field, fmt::format("throughput must not be negative, got {}", v));
+      if (v > 0.0) curve[counts[i - 1]] = v;
+    }
+    if (type) curves_[static_cast<std::size_t>(*type)][{model, static_cast<int>(batch)}] = std::move(curve);
+  }
+  if (counts.empty()) throw InputError(path, 0, "", "no header line");
 }
 
 double ElasticFlowThroughputTable::rate(const JobSpec& job, const AllocationShape& shape) const {

@@ -51,7 +51,12 @@ void set_rate(std::vector<std::pair<int, double>>& curve, int scale_factor, doub
 
 std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, const Cluster& cluster,
                                                                  bool spread_unconsolidated) {
-  const nlohmann::json root = parse_json_file(path);
+  return load(path, read_file(path), cluster, spread_unconsolidated);
+}
+
+std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, std::string_view text,
+                                                                 const Cluster& cluster, bool spread_unconsolidated) {
+  const nlohmann::json root = parse_json_text(path, text);
   if (!root.is_object()) throw InputError(path, 0, "", "a Gavel throughput table must be a JSON object keyed by GPU type");
 
   auto table = std::make_unique<GavelThroughputTable>();

@@ -39,7 +39,12 @@ void require_heet_epoch_times(const nlohmann::json& root, const std::string& pat
 }
 
 std::unique_ptr<HeetProfileTable> HeetProfileTable::load(const std::string& path, const Cluster& cluster) {
-  const nlohmann::json root = parse_json_file(path);
+  return load(path, read_file(path), cluster);
+}
+
+std::unique_ptr<HeetProfileTable> HeetProfileTable::load(const std::string& path, std::string_view text,
+                                                         const Cluster& cluster) {
+  const nlohmann::json root = parse_json_text(path, text);
   if (!root.is_object()) throw InputError(path, 0, "", "a Heet profile table must be a JSON object");
   require_heet_epoch_times(root, path);
   const auto epochs = root.find("epoch_time_s");

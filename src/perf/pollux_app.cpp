@@ -11,6 +11,7 @@
 
 #include "csv_columns.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/parse.hpp"
 
 namespace hetsim {
 namespace fs = std::filesystem;
@@ -38,21 +39,33 @@ std::optional<double> sia_restart_cost_s(const std::string& application) {
 
 namespace {
 
-std::vector<StepSample> read_samples(const std::string& path, bool scalability) {
-  auto csv = read_numeric_csv(path);
+// Batch sizes and GPU counts of step-time rows become ints (and divisors of the batch split):
+// whole numbers from 1 to a million, which every published profile's are ("163.0" included).
+int whole_count(double value, const std::string& path, std::size_t line, const char* field) {
+  if (!(value >= 1.0 && value <= 1e6) || value != std::floor(value))
+    throw InputError(path, line, field, fmt::format("expected a whole number from 1 to 1000000, got {}", value));
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability) {
+  auto csv = read_numeric_csv(path, text);
+  // The application's per-GPU batch range is taken from its placements rows.
+  if (!scalability && csv.rows.empty()) throw InputError(path, 0, "", "no step-time rows (only a header)");
   std::vector<StepSample> out;
   const std::size_t bsz = csv.column("local_bsz"), step = csv.column("step_time"), sync = csv.column("sync_time");
   for (std::size_t i = 0; i < csv.rows.size(); ++i) {
     const auto& r = csv.rows[i];
     StepSample s;
-    s.local_bsz = r[bsz];
+    s.local_bsz = whole_count(r[bsz], path, csv.lines[i], "local_bsz");
     s.step_time_s = r[step];
     s.sync_time_s = r[sync];
     s.from_scalability = scalability;
     s.source = fmt::format("{}:{}", path, csv.lines[i]);
     if (scalability) {
-      s.num_nodes = static_cast<int>(r[csv.column("num_nodes")]);
-      s.num_replicas = static_cast<int>(r[csv.column("num_replicas")]);
+      s.num_nodes = whole_count(r[csv.column("num_nodes")], path, csv.lines[i], "num_nodes");
+      s.num_replicas = whole_count(r[csv.column("num_replicas")], path, csv.lines[i], "num_replicas");
     } else {
       double p = r[csv.column("placement")];
       if (!(p >= 1.0) || p != std::floor(p))
@@ -69,17 +82,32 @@ std::vector<StepSample> read_samples(const std::string& path, bool scalability) 
   return out;
 }
 
-}  // namespace
+ValidationCurve read_validation_curve(const std::string& path, std::string_view text, int batch_size) {
+  auto csv = read_numeric_csv(path, text);
+  ValidationCurve c;
+  c.batch_size = batch_size;
+  const std::size_t pr = csv.column("progress"), it = csv.column("iteration"), me = csv.column("metric"),
+                    sq = csv.column("grad_sqr"), va = csv.column("grad_var");
+  for (const auto& r : csv.rows) {
+    c.progress.push_back(r[pr]);
+    c.iteration.push_back(r[it]);
+    c.metric.push_back(r[me]);
+    c.grad_sqr.push_back(r[sq]);
+    c.grad_var.push_back(r[va]);
+  }
+  if (c.progress.empty()) throw InputError(path, 0, "", "no epochs");
+  return c;
+}
 
 PolluxApplication PolluxApplication::load(const std::string& name, const std::vector<std::string>& roots) {
-  PolluxApplication app;
-  app.name_ = name;
+  std::map<int, ValidationCurve> validation;
+  std::map<std::string, StepProfile> profiles;
   std::string tried;
   for (const std::string& root : roots) {
     fs::path dir = fs::path(root) / name;
     tried += (tried.empty() ? "" : ", ") + dir.string();
     if (!fs::is_directory(dir)) continue;
-    if (app.validation_.empty()) {
+    if (validation.empty()) {
       std::vector<fs::path> files;
       for (const auto& entry : fs::directory_iterator(dir)) {
         std::string f = entry.path().filename().string();
@@ -95,24 +123,11 @@ PolluxApplication PolluxApplication::load(const std::string& name, const std::ve
         } catch (...) {
           throw InputError(p.string(), 0, "", "file name must be validation-<batch size>.csv");
         }
-        auto csv = read_numeric_csv(p.string());
-        ValidationCurve c;
-        c.batch_size = bsz;
-        const std::size_t pr = csv.column("progress"), it = csv.column("iteration"), me = csv.column("metric"),
-                          sq = csv.column("grad_sqr"), va = csv.column("grad_var");
-        for (const auto& r : csv.rows) {
-          c.progress.push_back(r[pr]);
-          c.iteration.push_back(r[it]);
-          c.metric.push_back(r[me]);
-          c.grad_sqr.push_back(r[sq]);
-          c.grad_var.push_back(r[va]);
-        }
-        if (c.progress.empty()) throw InputError(p.string(), 0, "", "no epochs");
-        app.validation_[bsz] = std::move(c);
+        validation[bsz] = read_validation_curve(p.string(), read_file(p.string()), bsz);
       }
     }
     for (const char* type : {"t4", "a100", "v100", "quadro6000", "rtx2080ti"}) {
-      if (app.profiles_.count(type)) continue;
+      if (profiles.count(type)) continue;
       const std::vector<std::string> suffixes = profile_suffixes(type).value_or(std::vector<std::string>{});
       for (const std::string& suffix : suffixes) {
         fs::path place = dir / ("placements" + suffix + ".csv");
@@ -120,19 +135,29 @@ PolluxApplication PolluxApplication::load(const std::string& name, const std::ve
         if (!fs::exists(place)) continue;
         StepProfile prof;
         prof.gpu_type = type;
-        prof.placements = read_samples(place.string(), false);
-        if (fs::exists(scal)) prof.scalability = read_samples(scal.string(), true);
-        app.profiles_[type] = std::move(prof);
+        prof.placements = read_step_samples(place.string(), read_file(place.string()), false);
+        if (fs::exists(scal)) prof.scalability = read_step_samples(scal.string(), read_file(scal.string()), true);
+        profiles[type] = std::move(prof);
         break;
       }
     }
   }
-  if (app.validation_.empty())
+  return from_profiles(name, std::move(validation), std::move(profiles), "looked in " + tried);
+}
+
+PolluxApplication PolluxApplication::from_profiles(const std::string& name, std::map<int, ValidationCurve> validation,
+                                                   std::map<std::string, StepProfile> profiles,
+                                                   const std::string& where) {
+  if (validation.empty())
     throw InputError("", 0, "application",
-                     fmt::format("application '{}' has no validation-*.csv profile (looked in {})", name, tried));
-  if (app.profiles_.empty())
+                     fmt::format("application '{}' has no validation-*.csv profile ({})", name, where));
+  if (profiles.empty())
     throw InputError("", 0, "application",
-                     fmt::format("application '{}' has no placements*.csv step profile (looked in {})", name, tried));
+                     fmt::format("application '{}' has no placements*.csv step profile ({})", name, where));
+  PolluxApplication app;
+  app.name_ = name;
+  app.validation_ = std::move(validation);
+  app.profiles_ = std::move(profiles);
   app.init_batch_size_ = app.validation_.begin()->first;
   app.max_batch_size_ = app.validation_.rbegin()->first;
   // The per-GPU batch range comes from Pollux's T4 profile when present (the simulator knows no

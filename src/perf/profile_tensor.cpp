@@ -193,7 +193,11 @@ ProfileTensor load_profile_tensor(const std::string& path) {
     const auto t4 = std::filesystem::path(path) / ".." / ".." / "pollux" / "traces";
     return load_sia_tensor(path, std::filesystem::is_directory(t4) ? t4.string() : std::string());
   }
-  const nlohmann::json root = parse_json_file(path);
+  return load_profile_tensor(path, read_file(path));
+}
+
+ProfileTensor load_profile_tensor(const std::string& path, std::string_view text) {
+  const nlohmann::json root = parse_json_text(path, text);
   if (!root.is_object()) throw InputError(path, 0, "", "a profile table must be a JSON object");
   return is_heet_profile_json(root) ? heet_from_json(root, path) : gavel_from_json(root, path);
 }

@@ -17,16 +17,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // One placements CSV into the builder; returns rows read.
-std::size_t read_placements(const fs::path& file, const std::string& app, const std::string& gpu, TensorBuilder& b) {
-  const std::string path = file.string();
-  const std::string text = read_file(path);
+std::size_t read_placements(const std::string& path, std::string_view text, const std::string& app,
+                            const std::string& gpu, TensorBuilder& b) {
   std::size_t line_no = 0, pos = 0, rows = 0;
   int col_bsz = -1, col_step = -1, col_place = -1;
   std::size_t ncols = 0;
   while (pos <= text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    std::string_view line = trim(std::string_view(text).substr(pos, end - pos));
+    std::string_view line = trim(text.substr(pos, end - pos));
     pos = end + 1;
     ++line_no;
     if (line.empty()) {
@@ -57,7 +56,9 @@ std::size_t read_placements(const fs::path& file, const std::string& app, const 
       gpus += c - '0';
     }
     if (placement.empty() || gpus <= 0) throw InputError(path, line_no, "placement", "no GPUs in placement");
-    if (bsz <= 0) throw InputError(path, line_no, "local_bsz", "must be positive");
+    // An int row key and a product with the GPU count follow: bounded as Pollux's step rows are.
+    if (bsz < 1 || bsz > 1'000'000)
+      throw InputError(path, line_no, "local_bsz", fmt::format("expected a whole number from 1 to 1000000, got {}", bsz));
     if (!(step > 0.0)) throw InputError(path, line_no, "step_time", "must be positive");
     b.add(row_key(app, static_cast<int>(bsz)), gpu, placement, gpus, static_cast<double>(gpus * bsz) / step);
     ++rows;
@@ -65,7 +66,19 @@ std::size_t read_placements(const fs::path& file, const std::string& app, const 
   return rows;
 }
 
+std::size_t read_placements_file(const fs::path& file, const std::string& app, const std::string& gpu,
+                                 TensorBuilder& b) {
+  return read_placements(file.string(), read_file(file.string()), app, gpu, b);
+}
+
 }  // namespace
+
+ProfileTensor load_sia_placements(const std::string& path, std::string_view text, const std::string& app,
+                                  const std::string& gpu) {
+  TensorBuilder b;
+  if (read_placements(path, text, app, gpu, b) == 0) throw InputError(path, 0, "", "no placement rows");
+  return b.build(path, "samples/s");
+}
 
 ProfileTensor load_sia_tensor(const std::string& dir, const std::string& t4_dir) {
   if (!fs::is_directory(dir)) throw InputError(dir, 0, "", "not a directory of Sia application folders");
@@ -81,9 +94,9 @@ ProfileTensor load_sia_tensor(const std::string& dir, const std::string& t4_dir)
   for (const fs::path& app_dir : apps) {
     const std::string app = app_dir.filename().string();
     for (const auto& [file, gpu] : kFiles)
-      if (fs::exists(app_dir / file)) rows += read_placements(app_dir / file, app, gpu, b);
+      if (fs::exists(app_dir / file)) rows += read_placements_file(app_dir / file, app, gpu, b);
     if (!t4_dir.empty() && fs::exists(fs::path(t4_dir) / app / "placements.csv"))
-      rows += read_placements(fs::path(t4_dir) / app / "placements.csv", app, "t4", b);
+      rows += read_placements_file(fs::path(t4_dir) / app / "placements.csv", app, "t4", b);
   }
   if (rows == 0) throw InputError(dir, 0, "", "no placements-*.csv rows found under any application folder");
   return b.build(dir, "samples/s");

@@ -14,7 +14,7 @@ namespace {
 // Line (1-based) of the `index`-th (0-based) object key in `text`, in document order: the parser
 // callback reports keys in that order but not where they are, so the text is scanned for string
 // literals followed by a colon. 0 when not found.
-std::size_t key_line(const std::string& text, std::size_t index) {
+std::size_t key_line(std::string_view text, std::size_t index) {
   std::size_t line = 1, keys = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') ++line;
@@ -32,8 +32,7 @@ std::size_t key_line(const std::string& text, std::size_t index) {
 }
 
 template <class Json>
-Json parse_file(const std::string& path) {
-  const std::string text = read_file(path);
+Json parse_text(const std::string& path, std::string_view text) {
   // Keys seen in each open object (key -> its index among all keys of the file), innermost last.
   std::vector<std::map<std::string, std::size_t>> open_objects;
   std::size_t keys_seen = 0;
@@ -75,8 +74,18 @@ Json parse_file(const std::string& path) {
 
 }  // namespace
 
-nlohmann::json parse_json_file(const std::string& path) { return parse_file<nlohmann::json>(path); }
+nlohmann::json parse_json_file(const std::string& path) { return parse_text<nlohmann::json>(path, read_file(path)); }
 
-nlohmann::ordered_json read_json_file(const std::string& path) { return parse_file<nlohmann::ordered_json>(path); }
+nlohmann::ordered_json read_json_file(const std::string& path) {
+  return parse_text<nlohmann::ordered_json>(path, read_file(path));
+}
+
+nlohmann::json parse_json_text(const std::string& name, std::string_view text) {
+  return parse_text<nlohmann::json>(name, text);
+}
+
+nlohmann::ordered_json read_json_text(const std::string& name, std::string_view text) {
+  return parse_text<nlohmann::ordered_json>(name, text);
+}
 
 }  // namespace hetsim

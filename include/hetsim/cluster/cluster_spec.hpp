@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace hetsim {
 /// Reads a JSON cluster spec file. Throws InputError naming the file (missing file, invalid JSON
 /// with its line, or a bad field as in cluster_from_json()).
 Cluster load_cluster_spec(const std::string& path);
+/// The same over a spec already in memory (the file version calls it); `name` is used in errors
+/// and, without a "name" key, gives the cluster its name, as the path does.
+Cluster load_cluster_spec(const std::string& name, std::string_view text);
 
 /// Builds a cluster from a parsed spec; `source` names it in errors and, without a "name" key,
 /// gives the cluster its name (the file stem). Throws InputError whose field is the key path, e.g.
@@ -63,6 +67,11 @@ std::optional<std::pair<InventoryFormat, std::string>> detect_node_inventory(con
 /// type grouped into racks of at most kInventoryNodesPerRack in file order, interconnect by model.
 /// Throws InputError "file:line: field 'x': ..." for a row it cannot understand.
 ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path);
+/// The same over text already in memory (the file version reads the files and calls it); `path`
+/// names the inventory in errors and gives the cluster its name. `pai_header` is the text of the
+/// PAI list's companion `.header` file (ignored for the other formats).
+ImportedCluster import_node_inventory(InventoryFormat format, const std::string& path, std::string_view text,
+                                      std::string_view pai_header = {});
 
 /// Most nodes per rack of an imported inventory (a 32-server rack under one ToR switch).
 inline constexpr int kInventoryNodesPerRack = 32;

@@ -5,6 +5,7 @@
 /// before any run starts, naming the spec file and the key.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,9 @@ std::vector<std::string> spec_policy_files(const nlohmann::ordered_json& doc, co
 
 /// Reads and validates a spec file. Throws InputError naming the file and the key.
 ExperimentSpec load_experiment_spec(const std::string& path, const PolicyRegistry& registry);
+/// The same over JSON text already in memory (the file version calls it); `path` names the spec
+/// in errors and anchors relative paths, as for a file.
+ExperimentSpec load_experiment_spec(const std::string& path, std::string_view text, const PolicyRegistry& registry);
 
 /// Validates a parsed spec document; `path` names it in errors and anchors relative paths.
 ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const std::string& path,

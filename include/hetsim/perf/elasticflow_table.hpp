@@ -3,7 +3,9 @@
 /// <model>.csv; Gu et al., ASPLOS'23) as a throughput model for `--throughputs DIR`.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetsim/perf/throughput_model.hpp"
@@ -27,6 +29,12 @@ class ElasticFlowThroughputTable final : public ThroughputModel {
   /// file is validated, also for GPU types the cluster lacks. Throws InputError "file:line: field
   /// 'n': ..." for a bad cell, or naming the folder when it holds no profile.
   static std::unique_ptr<ElasticFlowThroughputTable> load(const std::string& dir, const Cluster& cluster);
+  /// A table of one profile CSV already in memory: `model`'s file of the `throughputs_<gpu>`
+  /// folder. load() reads every file through the same code, so the errors are identical; `path`
+  /// is used in error messages only.
+  static std::unique_ptr<ElasticFlowThroughputTable> load_csv(const std::string& path, std::string_view text,
+                                                              const std::string& model, const std::string& gpu,
+                                                              const Cluster& cluster);
   /// True when `path` is a folder load() accepts (cheap: looks at names only).
   static bool is_profile_dir(const std::string& path);
 
@@ -41,6 +49,8 @@ class ElasticFlowThroughputTable final : public ThroughputModel {
   using Curve = std::map<int, double>;
   // [gpu type id] -> (model, batch) -> curve
   std::vector<std::map<std::pair<std::string, int>, Curve>> curves_;
+  // Validates one profile file and keeps its curves when the cluster has `type`.
+  void add_csv(const std::string& path, std::string_view text, const std::string& model, std::optional<GpuTypeId> type);
   std::string path_;
 };
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,11 @@ class PolluxApplication {
   /// are gathered per GPU type from every root (first found wins). Throws InputError naming the
   /// folders when the application has no validation curves or no step profile at all.
   static PolluxApplication load(const std::string& name, const std::vector<std::string>& roots);
+  /// The application from profiles already read (load() gathers them from the folders and calls
+  /// this): checks there are validation curves and a step profile, and derives the batch ranges
+  /// and epochs. `where` says where they came from, for the errors ("looked in DIR, ...").
+  static PolluxApplication from_profiles(const std::string& name, std::map<int, ValidationCurve> validation,
+                                         std::map<std::string, StepProfile> profiles, const std::string& where);
 
   const std::string& name() const { return name_; }
   int init_batch_size() const { return init_batch_size_; }  ///< smallest validated batch size
@@ -93,6 +99,14 @@ class PolluxApplication {
   int max_local_bsz_ = 0;
   int max_epochs_ = 0;
 };
+
+/// One validation-<batch_size>.csv over text already in memory (columns progress, iteration,
+/// metric, grad_sqr, grad_var by header name); `path` is used in errors only. Throws InputError.
+ValidationCurve read_validation_curve(const std::string& path, std::string_view text, int batch_size);
+
+/// The rows of one placements*.csv (`scalability` false) or scalability*.csv (true) over text
+/// already in memory; `path` is used in errors and StepSample::source only. Throws InputError.
+std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability);
 
 /// Global batch size split into per-GPU work: atomic (per-step) batch and gradient-accumulation
 /// steps, as the Pollux simulator's Job.update_local_bsz does for a fixed target batch size.

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ class GavelThroughputTable final : public ThroughputModel {
   /// entries). Throws InputError (file, key path) on malformed JSON or non-numeric throughput.
   static std::unique_ptr<GavelThroughputTable> load(const std::string& path, const Cluster& cluster,
                                                     bool spread_unconsolidated = true);
+  /// The same over JSON text already in memory (load() reads the file and calls it); `path` is
+  /// used in error messages only.
+  static std::unique_ptr<GavelThroughputTable> load(const std::string& path, std::string_view text,
+                                                    const Cluster& cluster, bool spread_unconsolidated = true);
   std::string name() const override { return "gavel-table"; }
   double rate(const JobSpec& job, const AllocationShape& shape) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
@@ -67,6 +72,8 @@ class HeetProfileTable final : public ThroughputModel {
  public:
   /// Loads profiles.json; throws InputError (file, key path) on malformed content.
   static std::unique_ptr<HeetProfileTable> load(const std::string& path, const Cluster& cluster);
+  /// The same over JSON text already in memory; `path` is used in error messages only.
+  static std::unique_ptr<HeetProfileTable> load(const std::string& path, std::string_view text, const Cluster& cluster);
   std::string name() const override { return "heet-profile"; }
   double rate(const JobSpec& job, const AllocationShape& shape) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hetsim {
@@ -73,8 +74,15 @@ ProfileTensor load_gavel_tensor(const std::string& path);
 /// application. Throws InputError (file, line, field).
 ProfileTensor load_sia_tensor(const std::string& dir, const std::string& t4_dir = "");
 
+/// One Sia placements CSV already in memory, as the tensor of application `app` on `gpu`
+/// (load_sia_tensor() reads every file through the same code); `path` is used in errors only.
+ProfileTensor load_sia_placements(const std::string& path, std::string_view text, const std::string& app,
+                                  const std::string& gpu);
+
 /// Picks the loader: a directory -> Sia (T4 from ../../pollux/traces beside it when present); a
 /// JSON with "epoch_time_s" -> Heet; other JSON -> Gavel.
 ProfileTensor load_profile_tensor(const std::string& path);
+/// The JSON cases of load_profile_tensor() over text already in memory; `path` is used in errors only.
+ProfileTensor load_profile_tensor(const std::string& path, std::string_view text);
 
 }  // namespace hetsim

@@ -3,6 +3,7 @@
 /// act on: nlohmann reports a byte offset, hetsim reports the line.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace hetsim {
 
@@ -14,5 +15,10 @@ nlohmann::json parse_json_file(const std::string& path);
 /// The same, keeping object keys in file order (experiment specs, whose key order is the order of
 /// sweep axes and settings).
 nlohmann::ordered_json read_json_file(const std::string& path);
+
+/// The same over text already in memory (the file versions read the file and call these, so the
+/// messages are identical); `name` is used in error messages only. Fuzzing enters here.
+nlohmann::json parse_json_text(const std::string& name, std::string_view text);
+nlohmann::ordered_json read_json_text(const std::string& name, std::string_view text);
 
 }  // namespace hetsim
