@@ -6,6 +6,7 @@
 
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/run.hpp"
+#include "hetsim/util/py_random.hpp"
 
 namespace hetsim::test {
 
@@ -26,6 +27,26 @@ inline JobSpec duration_job(const std::string& id, double submit_s, int gpus, do
   j.unit = WorkUnit::ReferenceSeconds;
   if (duration_s < 0) j.invalid_reason = "field 'duration_s': negative duration";
   return j;
+}
+
+/// Two types: "fast" (2 nodes x 2 GPUs, speed 2) and "slow" (1 node x 4 GPUs, speed 1).
+inline Cluster fast_slow_cluster() {
+  std::vector<Node> ns{Node{"f0", 0, 2, 0, 0}, Node{"f1", 0, 2, 0, 0}, Node{"s0", 1, 4, 0, 0}};
+  return Cluster("two", {GpuType{"fast", 0.0, 2.0}, GpuType{"slow", 0.0, 1.0}}, {Rack{"r0"}}, ns);
+}
+
+/// `jobs` duration jobs j0, j1, ... of 1, 2 or 4 GPUs and 50..2049 s, 0..199 s apart (PyRandom(seed)).
+inline Workload random_duration_workload(std::uint64_t seed, int jobs) {
+  PyRandom rng(seed);
+  Workload w;
+  w.source = w.format = "test";
+  double t = 0;
+  for (int i = 0; i < jobs; ++i) {
+    t += static_cast<double>(rng.randbelow(200));
+    const int gpus = 1 << rng.randbelow(3);  // 1, 2 or 4
+    w.jobs.push_back(duration_job(fmt::format("j{}", i), t, gpus, 50.0 + static_cast<double>(rng.randbelow(2000))));
+  }
+  return w;
 }
 
 /// Runs `jobs` (already in submit order) on `cluster` under `policy` with the duration model.

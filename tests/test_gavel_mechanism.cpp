@@ -147,30 +147,12 @@ class WorkSink final : public JobEventSink {
   std::vector<double> restart_s_;
 };
 
-// Two types: "fast" (2 nodes x 2 GPUs, speed 2) and "slow" (1 node x 4 GPUs, speed 1).
-Cluster two_type_cluster() {
-  std::vector<Node> ns{Node{"f0", 0, 2, 0, 0}, Node{"f1", 0, 2, 0, 0}, Node{"s0", 1, 4, 0, 0}};
-  return Cluster("two", {GpuType{"fast", 0.0, 2.0}, GpuType{"slow", 0.0, 1.0}}, {Rack{"r0"}}, ns);
-}
-
-Workload random_workload(std::uint64_t seed, int jobs) {
-  PyRandom rng(seed);
-  Workload w;
-  w.source = w.format = "test";
-  double t = 0;
-  for (int i = 0; i < jobs; ++i) {
-    t += static_cast<double>(rng.randbelow(200));
-    int gpus = 1 << rng.randbelow(3);  // 1, 2 or 4
-    w.jobs.push_back(duration_job(fmt::format("j{}", i), t, gpus, 50.0 + static_cast<double>(rng.randbelow(2000))));
-  }
-  return w;
-}
 
 }  // namespace
 
 TEST_CASE("solver failure: reported with round and jobs, isolated fallback, every job finishes") {
-  Cluster c = two_type_cluster();
-  Workload w = random_workload(3, 6);
+  Cluster c = fast_slow_cluster();
+  Workload w = random_duration_workload(3, 6);
   DurationModel model(c);
   FailingPolicy policy;
   RunRecorder rec(c, w.jobs.size());
@@ -192,18 +174,18 @@ TEST_CASE("bad input: priority weight <= 0 is rejected with its reason; zero-thr
   CHECK(w.jobs[0].invalid_reason.find("priority") != std::string::npos);
   JobSpec coded = duration_job("x", 0, 1, 10);
   coded.priority_weight = -1;
-  Cluster c = two_type_cluster();
+  Cluster c = fast_slow_cluster();
   DurationModel model(c);
   CHECK(admission_error(coded, c, model).value().find("priority weight must be positive") != std::string::npos);
 }
 
 TEST_CASE("properties over every registered policy: no GPU twice, capacity, all finish, JCT >= ideal, work = rate x time") {
-  Cluster c = two_type_cluster();
+  Cluster c = fast_slow_cluster();
   DurationModel model(c);
   PolicyRegistry registry = make_default_registry();
   for (const PolicyInfo& info : registry.all()) {
     for (std::uint64_t seed : {1u, 2u}) {
-      Workload w = random_workload(seed, 12);
+      Workload w = random_duration_workload(seed, 12);
       INFO("policy " << info.name << " seed " << seed);
       RunRecorder rec(c, w.jobs.size());
       InvariantSink inv(c);

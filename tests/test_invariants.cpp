@@ -263,22 +263,10 @@ TEST_CASE("invariants: on by default in debug and sanitizer builds, off in Relea
 
 namespace {
 
-// Two types: "fast" (2 nodes x 2 GPUs, speed 2) and "slow" (1 node x 4 GPUs, speed 1).
-Cluster two_type_cluster() {
-  std::vector<Node> ns{Node{"f0", 0, 2, 0, 0}, Node{"f1", 0, 2, 0, 0}, Node{"s0", 1, 4, 0, 0}};
-  return Cluster("two", {GpuType{"fast", 0.0, 2.0}, GpuType{"slow", 0.0, 1.0}}, {Rack{"r0"}}, ns);
-}
-
+// random_duration_workload plus a job that completes at arrival and one that is rejected.
 Workload random_workload(std::uint64_t seed, int jobs) {
-  PyRandom rng(seed);
-  Workload w;
-  w.source = w.format = "test";
-  double t = 0;
-  for (int i = 0; i < jobs; ++i) {
-    t += static_cast<double>(rng.randbelow(200));
-    const int gpus = 1 << rng.randbelow(3);  // 1, 2 or 4
-    w.jobs.push_back(duration_job(fmt::format("j{}", i), t, gpus, 50.0 + static_cast<double>(rng.randbelow(2000))));
-  }
+  Workload w = test::random_duration_workload(seed, jobs);
+  const double t = w.jobs.empty() ? 0.0 : w.jobs.back().submit.seconds();
   w.jobs.push_back(duration_job("empty", t, 1, 0.0));   // completes at arrival
   w.jobs.push_back(duration_job("huge", t, 64, 10.0));  // rejected: more GPUs than the cluster has
   return w;
@@ -296,7 +284,7 @@ void require_checked(const RunOutput& out) {
 }  // namespace
 
 TEST_CASE("invariants hold for every registered policy, both mechanisms, rounds, restarts and a horizon") {
-  const Cluster c = two_type_cluster();
+  const Cluster c = test::fast_slow_cluster();
   DurationModel model(c);
   const PolicyRegistry registry = make_default_registry();
   const Workload w = random_workload(5, 14);

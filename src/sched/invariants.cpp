@@ -104,12 +104,7 @@ void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) 
   if (!books.started_once && profiling_s_ > 0.0) from = from + SimTime::from_seconds(profiling_s_);
   books.started_once = true;
   books.productive_from = from;
-  books.batch_size = job.batch_size;
-  books.rate = progress_ == ProgressKind::WholeSteps
-                   ? job.rate
-                   : model_.rate_at(*event.spec, cluster_, event.gpus, books.batch_size, books.work);
-  books.max_rate = std::max(books.max_rate, books.rate);
-  ++books.segments;
+  open_segment(books, job, *event.spec, event.gpus);
 }
 
 void InvariantChecker::on_released(const JobEvent& event, const JobRuntime& job) {
@@ -141,6 +136,16 @@ void InvariantChecker::on_final(const JobEvent& event) {
 }
 
 // Adds the work of the current allocation up to `now` to the job's integral.
+// A new piece of the integral at the job's current batch size and rate on `gpus`.
+void InvariantChecker::open_segment(Books& books, const JobRuntime& job, const JobSpec& spec,
+                                    std::span<const GpuId> gpus) const {
+  books.batch_size = job.batch_size;
+  books.rate = progress_ == ProgressKind::WholeSteps ? job.rate
+                                                     : model_.rate_at(spec, cluster_, gpus, books.batch_size, books.work);
+  books.max_rate = std::max(books.max_rate, books.rate);
+  ++books.segments;
+}
+
 void InvariantChecker::close_segment(Books& books, const JobRuntime& job, SimTime now) const {
   if (now > books.productive_from) {
     const double dt_s = (now - books.productive_from).seconds();
@@ -166,12 +171,7 @@ void InvariantChecker::on_batch_change(const JobRuntime& job, SimTime now) {
   Books& books = books_[static_cast<std::size_t>(job.index)];
   close_segment(books, job, now);
   books.productive_from = std::max(books.productive_from, now);
-  books.batch_size = job.batch_size;
-  books.rate = progress_ == ProgressKind::WholeSteps
-                   ? job.rate
-                   : model_.rate_at(*job.spec, cluster_, job.gpus, books.batch_size, books.work);
-  books.max_rate = std::max(books.max_rate, books.rate);
-  ++books.segments;
+  open_segment(books, job, *job.spec, job.gpus);
 }
 
 void InvariantChecker::before_completion(const JobRuntime& job, SimTime now) const {

@@ -23,6 +23,7 @@
 ///                                    the summary's completed / rejected / unfinished counts are
 ///                                    the counts of those events
 ///   "utilisation in [0,1]"           the summary's utilisation, in all and per GPU type
+#include <span>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -124,6 +125,7 @@ class InvariantChecker {
   void on_released(const JobEvent& event, const JobRuntime& job);
   void on_final(const JobEvent& event);
   void mark_dirty(JobIndex j);
+  void open_segment(Books& books, const JobRuntime& job, const JobSpec& spec, std::span<const GpuId> gpus) const;
   void close_segment(Books& books, const JobRuntime& job, SimTime now) const;
   double work_tolerance(const Books& books, const JobSpec& spec) const;
   // One function per rule.
