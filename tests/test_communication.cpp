@@ -55,15 +55,19 @@ TEST_CASE("2 nodes x 2 GPUs with 100 Gbit/s NICs: flat ring, hierarchical, param
     CHECK(e.choice == "node=ar rack=ar cluster=-");
     CHECK(e.time_s < run(t, gpus, kGB, CommAlgorithm::Ring).time_s);
   }
-  SECTION("parameter server, 1 shard") {
-    // Shard on n0's host; n1's two GPUs push 2 x 1 GB through n1's NIC: 2 / 12.5 = 0.16 s; pull
-    // the same back: 0.32 s.
-    CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer, 1).time_s == Approx(0.32));
+  SECTION("parameter server, 1 shard: each node aggregates first") {
+    // Node rings (reduce-scatter + all-gather) 2 * 0.5 GB / 100 GB/s = 0.01 s; shard on n0's host;
+    // n1's two GPUs push their halves of n1's sum, 2 x 0.5 GB = 1 GB through n1's NIC: 0.08 s;
+    // pull the same back: 0.01 + 0.16 = 0.17 s (without aggregation n1's NIC would carry 2 GB).
+    CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer, 1).time_s == Approx(0.17));
   }
   SECTION("parameter server, 2 shards") {
-    // One shard per host; each NIC carries 2 GPUs x 0.5 GB out and in: 1 / 12.5 = 0.08 s per
-    // direction-phase, push + pull = 0.16 s.
-    CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer, 2).time_s == Approx(0.16));
+    // One shard per host; each NIC carries 2 GPUs x 0.25 GB out and in: 0.5 / 12.5 = 0.04 s per
+    // phase; 0.01 + 2 x 0.04 = 0.09 s.
+    CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer, 2).time_s == Approx(0.09));
+  }
+  SECTION("4 shards on 2 hosts share the hosts' NICs: as 2 shards") {
+    CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer, 4).time_s == Approx(0.09));
   }
   SECTION("hybrid with a parameter server at the rack level") {
     // node: 0.01 s; rack: server n0, n1 pushes 1 GB over its NIC (0.08 s) and pulls it (0.08 s).
@@ -109,6 +113,47 @@ TEST_CASE("an oversubscribed uplink slows the cluster level", "[comm]") {
   const CommEstimate h = run(t, {0, 1}, kGB, CommAlgorithm::Hierarchical);
   CHECK(h.time_s == Approx(0.32));
   CHECK(h.choice == "node=- rack=- cluster=ar");
+}
+
+TEST_CASE("parameter server: 4 workers on one node send one aggregated gradient over the NIC", "[comm]") {
+  // GPU 0 alone on n0 (the server's host, first in ring order), GPUs 1-4 on n1; 100 GB/s inside a
+  // node, 100 Gbit/s NICs, S = 1 GB, no latency.
+  const Cluster c("ps", {GpuType{"gpu", 0, 1}}, {net_rack("r")},
+                  {net_node("n0", 0, 1, 0, 100, 100), net_node("n1", 0, 4, 0, 100, 100)});
+  const Topology t(c);
+  const CommEstimate e = estimate_communication(t, std::vector<GpuId>{0, 1, 2, 3, 4}, kGB,
+                                                CommConfig{CommAlgorithm::ParameterServer, 1, {}}, true);
+  // n1's ring: 6 steps x 0.25 GB / 100 GB/s = 0.015 s. Push: 4 x 0.25 GB = 1 GB over n1's NIC
+  // (12.5 GB/s) = 0.08 s; pull 0.08 s. Total 0.175 s, all of it transfer.
+  CHECK(e.time_s == Approx(0.175));
+  CHECK(e.transfer_s == Approx(0.175));
+  CHECK(e.latency_s == 0.0);
+  // Bytes per step on shared links: n1's NIC carries the aggregate once each way (push, pull).
+  const LinkId up = 2 * t.node_vertex(1);
+  const LinkId down = up + 1;
+  REQUIRE(e.link_bytes.size() == 4);  // n1 up/down, n0 down/up
+  for (const LinkBytes& l : e.link_bytes) {
+    if (l.link == up || l.link == down) CHECK(l.bytes == Approx(kGB));
+    CHECK(t.link_shared(l.link));
+  }
+}
+
+TEST_CASE("auto takes the flat ring where it beats every hybrid: 3 nodes over 2 racks", "[comm]") {
+  // n0, n1 on rack r0, n2 on r1; 2 GPUs each; 100 GB/s inside nodes, NICs and uplinks 100 Gbit/s.
+  const Cluster c("3n2r", {GpuType{"gpu", 0, 1}}, {net_rack("r0", 100.0), net_rack("r1", 100.0)},
+                  {net_node("n0", 0, 2, 0, 100, 100), net_node("n1", 0, 2, 0, 100, 100),
+                   net_node("n2", 0, 2, 1, 100, 100)});
+  const Topology t(c);
+  const std::vector<GpuId> gpus{0, 1, 2, 3, 4, 5};
+  // Ring: every NIC and uplink direction carries one flow of S/6: 10 steps x (1/6 GB / 12.5 GB/s).
+  CHECK(run(t, gpus, kGB, CommAlgorithm::Ring).time_s == Approx(10.0 / 6.0 * 0.08));
+  // Hierarchical: node 0.01 + rack r0 (2 nodes) 2 x 0.5 / 12.5 = 0.08 + cluster (2 racks) 0.08.
+  CHECK(run(t, gpus, kGB, CommAlgorithm::Hierarchical).time_s == Approx(0.17));
+  // Flat PS (shard on n0): node rings 0.01, then n0's NIC takes n1's and n2's aggregates: 2 x 0.16.
+  CHECK(run(t, gpus, kGB, CommAlgorithm::ParameterServer).time_s == Approx(0.33));
+  const CommEstimate a = run(t, gpus, kGB, CommAlgorithm::Auto);
+  CHECK(a.choice == "ring");
+  CHECK(a.time_s == Approx(10.0 / 6.0 * 0.08));
 }
 
 TEST_CASE("names of the schemes parse back", "[comm]") {

@@ -42,6 +42,9 @@ struct RunSpec {
   std::string policy = "fifo";
   PolicyParams params;
   std::string placement = "consolidate";
+  /// "alone" (each job prices its communication as if alone on the network) or "shared" (jobs on
+  /// several nodes share NICs and uplinks max-min fairly; event mechanism, analytic model).
+  std::string network = "alone";
   MechanismConfig mechanism;
   /// "event" (Mechanism: event-driven, or rounds with --interval), "gavel" (GavelMechanism:
   /// round-based time sharing of an allocation policy, rounds of --interval s, default 360), or

@@ -137,6 +137,11 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_option("--model", opts.spec.model, model_help())->capture_default_str();
   cmd->add_option("--model-param", opts.model_params, model_param_help());
   cmd->add_option("--placement", opts.spec.placement, placement_help())->capture_default_str();
+  cmd->add_option("--network", opts.spec.network,
+                  "alone: each job's communication is priced as if it were alone on the network; shared: jobs on "
+                  "several nodes share NIC and uplink bandwidth max-min fairly (event mechanism, --model analytic; "
+                  "docs/models.md)")
+      ->capture_default_str();
   opts.restart_option = cmd->add_option("--restart-overhead", opts.spec.mechanism.restart_overhead_s,
                                         "Seconds without progress at every start, resume, move or resize of a job")
                             ->capture_default_str();

@@ -180,6 +180,40 @@ RingBottleneck Topology::ring_bottleneck(std::span<const VertexId> ring) const {
   return out;
 }
 
+PhaseCost Topology::phase_cost(std::span<const Flow> flows, double repeat, std::vector<LinkBytes>& loads) const {
+  // Walk the routes again into a sparse list: a job's flows cross few shared links, and the dense
+  // vector of phase_cost covers the whole cluster.
+  for (const Flow& f : flows) {
+    if (f.src == f.dst || f.bytes <= 0.0) continue;
+    VertexId a = f.src;
+    VertexId b = f.dst;
+    while (a != b) {
+      const bool up = depth_[a] >= depth_[b];
+      const LinkId link = up ? 2 * a : 2 * b + 1;
+      if (link_shared(link)) {
+        auto it = std::find_if(loads.begin(), loads.end(), [&](const LinkBytes& l) { return l.link == link; });
+        if (it == loads.end()) {
+          loads.push_back(LinkBytes{link, 0.0});
+          it = loads.end() - 1;
+        }
+        it->bytes += repeat * f.bytes;
+      }
+      if (up)
+        a = parent_[a];
+      else
+        b = parent_[b];
+    }
+  }
+  return phase_cost(flows);
+}
+
+std::string Topology::link_name(LinkId link) const {
+  const VertexId v = link / 2;
+  const auto [e, found] = boost::edge(v, parent_[v], graph_);
+  const std::string kind = found ? graph_[e].kind : "link";
+  return fmt::format("{} {} {}", kind, graph_[v].name, link % 2 == 0 ? "up" : "down");
+}
+
 PhaseCost Topology::phase_cost(std::span<const Flow> flows) const {
   // Load per directed link: index 2*child for the child->parent direction, 2*child+1 for down.
   std::vector<double> load(2 * parent_.size(), 0.0);

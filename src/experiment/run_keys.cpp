@@ -103,6 +103,7 @@ std::vector<RunKey> run_keys() {
   keys.push_back(key("policy", "--policy", K::Text, "scheduling policy (normally given by \"policies\")", [](RunSpec& s) -> auto& { return s.policy; }));
   keys.push_back(key("mechanism", "--mechanism", K::Text, "auto, event or gavel (round-based time sharing)", [](RunSpec& s) -> auto& { return s.mechanism_kind; }));
   keys.push_back(key("placement", "--placement", K::Text, "placement policy (event mechanism): " + fmt::format("{}", fmt::join(placement_names(), ", ")), [](RunSpec& s) -> auto& { return s.placement; }));
+  keys.push_back(key("network", "--network", K::Text, "alone or shared (jobs share NICs and uplinks; analytic model)", [](RunSpec& s) -> auto& { return s.network; }));
   keys.push_back(key("restart_overhead_s", "--restart-overhead", K::Number, "seconds without progress at every (re)start", [](RunSpec& s) -> auto& { return s.mechanism.restart_overhead_s; }));
   keys.push_back(key("interval_s", "--interval", K::Number, "round length (s); 0 = event-driven", [](RunSpec& s) -> auto& { return s.mechanism.interval_s; }));
   keys.push_back(key("schedule_on_arrival", "--schedule-on-arrival", K::Boolean, "in round mode, also schedule at arrivals", [](RunSpec& s) -> auto& { return s.mechanism.schedule_on_arrival; }));

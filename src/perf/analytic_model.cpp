@@ -49,6 +49,17 @@ std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<c
   return b;
 }
 
+std::optional<NetworkDemand> AnalyticModel::network_demand(const JobSpec& job, std::span<const GpuId> gpus) const {
+  if (gpus.size() < 2 || topology_.locality(gpus) == Locality::SingleNode) return std::nullopt;
+  const auto b = step(job, gpus);
+  const auto bytes = profile_->gradient_bytes(job);
+  if (!b || !bytes) return std::nullopt;
+  CommEstimate c = estimate_communication(topology_, gpus, *bytes, config_.comm, true);
+  if (c.link_bytes.empty()) return std::nullopt;
+  return NetworkDemand{static_cast<int>(gpus.size()), b->compute_s, config_.overlap, c.transfer_s, c.latency_s,
+                       std::move(c.link_bytes)};
+}
+
 double AnalyticModel::rate_on(const JobSpec& job, const Cluster&, std::span<const GpuId> gpus) const {
   if (gpus.empty()) return 0.0;
   // Cache key: GPU count per node, in node order.

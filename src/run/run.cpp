@@ -309,6 +309,10 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
     return P{"mechanism", "unknown mechanism '" + kind + "' (known: auto, event, gavel)"};
   if (!one_of(spec.placement, placement_names()))
     return P{"placement", fmt::format("unknown placement '{}' (known: {})", spec.placement, fmt::join(placement_names(), ", "))};
+  if (!one_of(spec.network, {"alone", "shared"}))
+    return P{"network", "expected 'alone' or 'shared', got '" + spec.network + "'"};
+  if (spec.network == "shared" && spec.model != "analytic" && spec.model != "auto")
+    return P{"network", fmt::format("'shared' needs the topology of --model analytic, not '{}'", spec.model)};
   if (!one_of(spec.model, throughput_model_names()))
     return P{"model", fmt::format("unknown throughput model '{}' (known: {})", spec.model,
                                   fmt::join(throughput_model_names(), ", "))};
@@ -373,6 +377,12 @@ std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const 
                           "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
                               "' needs --mechanism gavel, which does not model elastic goodput jobs",
                           true};
+  if (spec.network == "shared")
+    return RunSpecProblem{"network",
+                          fmt::format("'shared' needs the event mechanism; policy '{}' runs under the gavel mechanism, "
+                                      "which counts Gavel's steps per round on each job's own rate",
+                                      spec.policy),
+                          true};
   if (spec.profiling != "oracle")
     return RunSpecProblem{"profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel",
                           true};
@@ -434,6 +444,10 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   const ThroughputModel& model = *in.model;
   check_until(workload, spec.mechanism);
   check_model_serves_a_job(workload, cluster, model);
+  if (spec.network == "shared" && !model.topology())
+    throw InputError("", 0, "--network",
+                     fmt::format("'shared' needs a model that prices communication over the topology (--model "
+                                 "analytic); this run's model is '{}'", model.name()));
   input_notes.insert(input_notes.end(), workload.notes.begin(), workload.notes.end());
   // Attaches the input notes to an output: stderr (through model_notes) and summary.json.
   auto with_notes = [&](RunOutput out) {
@@ -455,6 +469,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
   MechanismConfig mech = spec.mechanism;
+  mech.shared_network = spec.network == "shared";
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
   check_round_count(workload, cluster, model, mech.interval_s, mech, true);

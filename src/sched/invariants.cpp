@@ -140,8 +140,8 @@ void InvariantChecker::on_final(const JobEvent& event) {
 void InvariantChecker::open_segment(Books& books, const JobRuntime& job, const JobSpec& spec,
                                     std::span<const GpuId> gpus) const {
   books.batch_size = job.batch_size;
-  books.rate = progress_ == ProgressKind::WholeSteps ? job.rate
-                                                     : model_.rate_at(spec, cluster_, gpus, books.batch_size, books.work);
+  books.rate = progress_ != ProgressKind::Exact ? job.rate
+                                               : model_.rate_at(spec, cluster_, gpus, books.batch_size, books.work);
   books.max_rate = std::max(books.max_rate, books.rate);
   ++books.segments;
 }
@@ -149,7 +149,7 @@ void InvariantChecker::open_segment(Books& books, const JobRuntime& job, const J
 void InvariantChecker::close_segment(Books& books, const JobRuntime& job, SimTime now) const {
   if (now > books.productive_from) {
     const double dt_s = (now - books.productive_from).seconds();
-    books.work = progress_ == ProgressKind::WholeSteps
+    books.work = progress_ != ProgressKind::Exact
                      ? books.work + books.rate * dt_s
                      : integrate_rate(model_, *job.spec, cluster_, job.gpus, books.batch_size, books.work, dt_s);
     books.productive_from = now;
@@ -167,7 +167,7 @@ void InvariantChecker::after_pass(SimTime now, const JobTable& table) {
 }
 
 // The policy changed the batch size in place: a new piece of the integral at the new rate.
-void InvariantChecker::on_batch_change(const JobRuntime& job, SimTime now) {
+void InvariantChecker::on_rate_change(const JobRuntime& job, SimTime now) {
   Books& books = books_[static_cast<std::size_t>(job.index)];
   close_segment(books, job, now);
   books.productive_from = std::max(books.productive_from, now);
@@ -175,7 +175,7 @@ void InvariantChecker::on_batch_change(const JobRuntime& job, SimTime now) {
 }
 
 void InvariantChecker::before_completion(const JobRuntime& job, SimTime now) const {
-  if (progress_ != ProgressKind::Exact) return;  // Gavel's steps are counted at the round's end
+  if (progress_ == ProgressKind::WholeSteps) return;  // Gavel's steps are counted at the round's end
   const Books& books = books_[static_cast<std::size_t>(job.index)];
   const double tolerance = work_tolerance(books, *job.spec);
   if (!(std::abs(job.remaining_work) <= tolerance))

@@ -94,7 +94,14 @@ void JobTable::change_batch(JobIndex j, int batch_size, double rate, SimTime now
   job.batch_size = batch_size;
   job.rate = rate;
   ++job.generation;
-  if (checker_) checker_->on_batch_change(job, now);
+  if (checker_) checker_->on_rate_change(job, now);
+}
+
+void JobTable::change_rate(JobIndex j, double rate, SimTime now) {
+  JobRuntime& job = this->job(j);
+  job.rate = rate;
+  ++job.generation;
+  if (checker_) checker_->on_rate_change(job, now);
 }
 
 void JobTable::finish(JobIndex j, SimTime now) {

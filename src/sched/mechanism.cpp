@@ -17,9 +17,16 @@ Mechanism::Mechanism(const Cluster& cluster, const Workload& workload, const Thr
       placement_(placement),
       config_(config),
       table_(cluster, workload, model,
-             LifecycleConfig{config.restart_overhead_s, config.profiling_s, config.check_invariants, ProgressKind::Exact},
+             LifecycleConfig{config.restart_overhead_s, config.profiling_s, config.check_invariants,
+                             config.shared_network ? ProgressKind::SharedRates : ProgressKind::Exact},
              std::move(sinks)) {
   allocated_in_pass_.assign(table_.size(), 0);
+  if (config_.shared_network) {
+    if (!model_.topology())
+      throw std::invalid_argument(fmt::format("the shared network needs a model that prices communication over the "
+                                              "topology (analytic), not '{}'", model_.name()));
+    network_.emplace(*model_.topology());
+  }
 }
 
 MechanismStats Mechanism::run() {
@@ -107,6 +114,10 @@ void Mechanism::on_completion(JobIndex j, std::uint64_t generation) {
   if (job.status != JobStatus::Running || job.generation != generation) return;  // stale
   advance(job);
   table_.finish(j, sim_.now());
+  if (network_) {
+    network_->remove(j);
+    share_network();  // the jobs it shared links with speed up at this instant
+  }
   if (config_.interval_s <= 0.0) request_pass();
 }
 
@@ -147,6 +158,7 @@ void Mechanism::run_policy() {
   // The policy has seen these; what apply() changes now is reported at the next pass.
   table_.clear_changed();
   apply(decision);
+  share_network();
   table_.end_pass(sim_.now());
 }
 
@@ -221,7 +233,8 @@ bool Mechanism::place(const AllocationRequest& req) {
       return false;
     }
   } else {
-    gpus = placement_.place(state, *job.spec, req.gpu_type, req.gpu_count, model_);
+    gpus = network_ ? placement_.place_on_network(state, *job.spec, req.gpu_type, req.gpu_count, model_, *network_)
+                    : placement_.place(state, *job.spec, req.gpu_type, req.gpu_count, model_);
     if (gpus.empty()) {
       refuse(fmt::format("job {}: {} GPUs of type {} requested but only {} free", job.spec->id, req.gpu_count,
                          cluster_.gpu_types()[static_cast<std::size_t>(req.gpu_type)].name,
@@ -300,12 +313,30 @@ void Mechanism::change_batch(JobRuntime& job, int batch_size) {
 void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
   const double rate = model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done);
   table_.start(job.index, std::move(gpus), rate, sim_.now());
+  if (network_)
+    if (auto demand = model_.network_demand(*job.spec, job.gpus)) network_->add(job.index, std::move(*demand));
   schedule_completion(job);
 }
 
 void Mechanism::stop_job(JobRuntime& job, StopReason why) {
   advance(job);
   table_.stop(job.index, sim_.now(), why);
+  if (network_) network_->remove(job.index);
+}
+
+// After the allocations of a pass (or a completion) changed: jobs whose share of a link changed
+// get their new rate from this instant (progress up to now at the old one). A job back at full
+// speed gets the model's own rate, bit for bit the rate it would have alone.
+void Mechanism::share_network() {
+  if (!network_) return;
+  for (const NetworkShares::Change& c : network_->rebalance()) {
+    JobRuntime& job = table_.job(c.job);
+    advance(job);
+    const double rate =
+        c.speed == 1.0 ? model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done) : c.rate;
+    table_.change_rate(c.job, rate, sim_.now());
+    schedule_completion(job);
+  }
 }
 
 }  // namespace hetsim

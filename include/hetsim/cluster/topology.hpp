@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetsim/cluster/cluster.hpp"
+#include "hetsim/cluster/link.hpp"
 
 namespace hetsim {
 
@@ -107,6 +108,20 @@ class Topology {
   double phase_time_s(std::span<const Flow> flows) const { return phase_cost(flows).total_s(); }
   /// The two parts of phase_time_s.
   PhaseCost phase_cost(std::span<const Flow> flows) const;
+  /// Like phase_cost, and adds `repeat` x the bytes each directed link carries in this phase to
+  /// `loads` (only links that can carry several jobs' traffic: NICs and uplinks; a GPU's own link
+  /// belongs to the job holding the GPU).
+  PhaseCost phase_cost(std::span<const Flow> flows, double repeat, std::vector<LinkBytes>& loads) const;
+
+  /// Directed links: 2 x vertices (the spine's two ids are unused).
+  std::size_t link_count() const { return 2 * parent_.size(); }
+  /// Bandwidth of a directed link, bytes/s (links are full duplex: both directions have it).
+  double link_bytes_per_s(LinkId link) const { return up_bytes_per_s_[link / 2]; }
+  /// True for links that jobs share: a node's NIC and a rack's uplink (not a GPU's own link).
+  bool link_shared(LinkId link) const { return graph_[link / 2].kind != VertexKind::Gpu; }
+  /// E.g. "nic node3 up", "uplink tor:rack1 down".
+  std::string link_name(LinkId link) const;
+
   /// Writes Graphviz DOT through boost::write_graphviz: vertex labels are names, edge labels the
   /// link kind and bandwidth.
   void write_dot(std::ostream& out) const;

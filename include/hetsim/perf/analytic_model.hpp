@@ -86,10 +86,13 @@ class AnalyticModel final : public ThroughputModel {
   /// n / step_s on exactly these GPUs (any mix of types); 0 when any worker cannot run the job.
   double rate_on(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
+  /// The step's compute and synchronisation parts and its bytes per shared link; nullopt on one
+  /// node (no shared link) or when step() is nullopt.
+  std::optional<NetworkDemand> network_demand(const JobSpec& job, std::span<const GpuId> gpus) const override;
   /// The step on these GPUs, or nullopt when a worker cannot run the job or its gradient size is
   /// unknown.
   std::optional<StepBreakdown> step(const JobSpec& job, std::span<const GpuId> gpus) const;
-  const Topology& topology() const { return topology_; }
+  const Topology* topology() const override { return &topology_; }
   const AnalyticConfig& config() const { return config_; }
 
  private:

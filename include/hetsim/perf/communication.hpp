@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetsim/cluster/topology.hpp"
 
@@ -20,7 +21,7 @@ enum class CommAlgorithm : std::uint8_t {
   Hierarchical,     ///< ring all-reduce per level: node, rack, cluster (reduce-scatter up, all-gather down)
   ParameterServer,  ///< k parameter-server shards on the hosts of the job's nodes
   Hybrid,           ///< per level a fixed choice of all-reduce or parameter server (CommConfig::levels)
-  Auto,             ///< hybrid that picks the faster of the two at each level
+  Auto,             ///< the fastest of flat ring, flat parameter server and every per-level hybrid
 };
 
 /// Synchronisation inside one level of the hierarchy.
@@ -46,11 +47,18 @@ struct CommConfig {
   std::array<LevelSync, 3> levels{LevelSync::AllReduce, LevelSync::AllReduce, LevelSync::AllReduce};
 };
 
-/// A synchronisation time and, for the hierarchical schemes, what ran at each level, e.g.
-/// "node=ar rack=ps cluster=-" ("-" = the level has one participant per group, nothing to do).
+/// A synchronisation time and what ran: "ring", "ps", or for the hierarchical schemes each level,
+/// e.g. "node=ar rack=ps cluster=-" ("-" = the level has one participant per group, nothing to do).
 struct CommEstimate {
   double time_s = 0.0;
+  /// The parts of time_s that scale with bandwidth and with latency (transfer_s + latency_s equals
+  /// time_s up to rounding); the shared-network model slows only the transfer.
+  double transfer_s = 0.0;
+  double latency_s = 0.0;
   std::string choice;
+  /// Bytes one synchronisation moves over each shared directed link (NICs, uplinks), when asked
+  /// for (with_links); in order of first use.
+  std::vector<LinkBytes> link_bytes;
 };
 
 /// Ring all-reduce of `bytes` through `ring` in that order: 2(p-1) steps, each moving bytes/p
@@ -59,9 +67,11 @@ struct CommEstimate {
 double ring_allreduce_s(const Topology& topo, std::span<const VertexId> ring, double bytes);
 
 /// Parameter server with `shards` shards (>= 1) hosted on the job's node hosts (node switch
-/// vertices; shard j on the (j mod m)-th of the m nodes in ring order). Push: every GPU sends
-/// bytes/shards to every shard; pull: the reverse, which costs the same on full-duplex links.
-/// Throws std::invalid_argument when shards < 1. 0 for a single GPU.
+/// vertices; shard j on the (j mod m)-th of the m nodes in ring order). The GPUs of a node first
+/// reduce-scatter among themselves (a node-level ring), so each node pushes one aggregated
+/// gradient: each of its g GPUs sends bytes/(g x shards) to every shard; pull and the node's
+/// all-gather are the reverse, at the same cost on full-duplex links. Throws std::invalid_argument
+/// when shards < 1. 0 for a single GPU.
 double parameter_server_s(const Topology& topo, std::span<const GpuId> gpus, double bytes, int shards);
 
 /// Hierarchical synchronisation over the levels node, rack, cluster. `fixed[l]` is the scheme of
@@ -73,8 +83,10 @@ double parameter_server_s(const Topology& topo, std::span<const GpuId> gpus, dou
 CommEstimate hierarchical_sync(const Topology& topo, std::span<const GpuId> gpus, double bytes,
                                const std::array<std::optional<LevelSync>, 3>& fixed, int ps_shards);
 
-/// Dispatches on config.algorithm. Throws std::invalid_argument for ps_shards < 1.
+/// Dispatches on config.algorithm; `with_links` also fills CommEstimate::link_bytes. Auto takes
+/// the per-level best hybrid unless the flat ring or the flat parameter server is strictly faster.
+/// Throws std::invalid_argument for ps_shards < 1.
 CommEstimate estimate_communication(const Topology& topo, std::span<const GpuId> gpus, double bytes,
-                                    const CommConfig& config);
+                                    const CommConfig& config, bool with_links = false);
 
 }  // namespace hetsim

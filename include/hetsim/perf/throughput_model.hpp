@@ -8,9 +8,12 @@
 #include <string>
 
 #include "hetsim/cluster/cluster.hpp"
+#include "hetsim/perf/link_sharing.hpp"
 #include "hetsim/workload/job.hpp"
 
 namespace hetsim {
+
+class Topology;
 
 /// The shape of an allocation, enough for table-based models: `gpu_count` GPUs of one type, either
 /// all on one node (consolidated) or spread over several.
@@ -56,6 +59,17 @@ class ThroughputModel {
     (void)done;
     return std::numeric_limits<double>::infinity();
   }
+  /// What the job on `gpus` asks of shared links (NICs, uplinks), for the shared-network model
+  /// (`--network shared`); nullopt when the model does not price communication over the topology
+  /// or the job uses no shared link. Such jobs never slow down from sharing. At speed 1 a demand
+  /// must give rate_on() (the mechanism then uses rate_on() itself, bit for bit).
+  virtual std::optional<NetworkDemand> network_demand(const JobSpec& job, std::span<const GpuId> gpus) const {
+    (void)job;
+    (void)gpus;
+    return std::nullopt;
+  }
+  /// The network topology the model prices communication over, or nullptr.
+  virtual const Topology* topology() const { return nullptr; }
   /// Why this job can never be simulated by this model (unknown job type, GPU type missing from
   /// the table, ...), or nullopt when it can. Called once per job at admission.
   virtual std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const = 0;

@@ -72,6 +72,9 @@ class InvariantViolation : public std::logic_error {
 enum class ProgressKind : std::uint8_t {
   Exact,       ///< event mechanism: rate x productive time, integrated exactly
   WholeSteps,  ///< Gavel's rounds: whole steps per round, the rest of the round idle
+  /// event mechanism under `--network shared`: the job's own rate (set by the link sharing, which
+  /// the checker cannot recompute alone) x productive time, exactly
+  SharedRates,
 };
 
 /// Final events counted from the stream (what "every job accounted for" compares the summary with).
@@ -89,8 +92,9 @@ class InvariantChecker {
   void on_event(const JobEvent& event, const JobRuntime& job);
   /// Just before job j is marked completed (its remaining work still the mechanism's).
   void before_completion(const JobRuntime& job, SimTime now) const;
-  /// A running job's batch size (and so its rate) changed at `now` without an allocation change.
-  void on_batch_change(const JobRuntime& job, SimTime now);
+  /// A running job's rate changed at `now` without an allocation change (a new batch size, or a
+  /// new share of the network).
+  void on_rate_change(const JobRuntime& job, SimTime now);
   /// After a scheduling pass at `now`: the allocations of the jobs changed since the last pass
   /// against the cluster state and the events, and the totals (O(changed jobs + GPU types)).
   void after_pass(SimTime now, const JobTable& table);

@@ -85,6 +85,9 @@ class JobTable {
   /// Running job j keeps its GPUs with a new global batch size and so a new `rate` from `now` on
   /// (progress must be up to date); its pending completion becomes stale.
   void change_batch(JobIndex j, int batch_size, double rate, SimTime now);
+  /// Running job j keeps its GPUs and batch size at a new `rate` from `now` on (its share of the
+  /// network changed; progress must be up to date); its pending completion becomes stale.
+  void change_rate(JobIndex j, double rate, SimTime now);
   /// Job j finished all its work at `now`.
   void finish(JobIndex j, SimTime now);
   /// Ends every job that is not final: running ones are stopped (after `bring_up_to_date`), then

@@ -14,6 +14,7 @@
 #include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/policy/policy.hpp"
 #include "hetsim/sched/job_table.hpp"
+#include "hetsim/sched/network_shares.hpp"
 #include "hetsim/sched/placement.hpp"
 
 namespace hetsim {
@@ -43,6 +44,10 @@ struct MechanismConfig {
   const ThroughputModel* planning_model = nullptr;
   /// Check the run's invariants after every pass (sched/invariants.hpp; `--check-invariants`).
   bool check_invariants = kCheckInvariantsByDefault;
+  /// Jobs on several nodes share NIC and uplink bandwidth max-min fairly (`--network shared`,
+  /// perf/link_sharing.hpp); needs a model that prices communication over the topology
+  /// (ThroughputModel::topology()). false = each job sees the network alone.
+  bool shared_network = false;
 };
 
 /// Round mode: after this many consecutive rounds in which nothing runs and nothing is left to
@@ -83,6 +88,7 @@ class Mechanism final : public EventHandler {
   void change_batch(JobRuntime& job, int batch_size);
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
   void stop_job(JobRuntime& job, StopReason why);
+  void share_network();
   void refuse(const std::string& why);
 
   const Cluster& cluster_;
@@ -94,6 +100,7 @@ class Mechanism final : public EventHandler {
 
   Simulation sim_;
   JobTable table_;
+  std::optional<NetworkShares> network_;  // with config_.shared_network
   // One flag per job, all 0 between passes: apply() sets and clears only the jobs it sees, so a
   // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
   std::vector<char> allocated_in_pass_;

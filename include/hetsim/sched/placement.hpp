@@ -24,6 +24,13 @@ class PlacementPolicy {
   /// `model` is the run's throughput model, for policies that compare candidate placements.
   virtual std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
                                    const ThroughputModel& model) const = 0;
+  /// The same under `--network shared`, with the current sharing of NICs and uplinks to look at.
+  /// The default ignores it.
+  virtual std::vector<GpuId> place_on_network(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                                              const ThroughputModel& model, const NetworkView& network) const {
+    (void)network;
+    return place(state, job, type, count, model);
+  }
 };
 
 /// Fewest nodes, then fewest racks, best fit: the fullest node that still holds the whole job;
