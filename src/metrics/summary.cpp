@@ -236,6 +236,7 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["throughput_model"] = info.throughput_model;
   j["seed"] = info.seed;
   j["mechanism"] = info.mechanism;
+  if (info.network != "alone") j["network"] = info.network;
   // Only runs whose inputs needed interpretation carry these, so other runs keep their bytes.
   if (s.rows_skipped > 0 || !s.input_notes.empty()) {
     j["rows_skipped"] = s.rows_skipped;
@@ -246,8 +247,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
 }
 
 void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& info) {
-  fmt::print(out, "policy {} on cluster {} ({}), trace {} [{}]\n", info.policy, info.cluster, info.throughput_model,
-             info.trace, info.format);
+  fmt::print(out, "policy {} on cluster {} ({}{}), trace {} [{}]\n", info.policy, info.cluster, info.throughput_model,
+             info.network == "alone" ? "" : ", network " + info.network, info.trace, info.format);
   fmt::print(out, "  {:<22}{:>16}\n", "jobs read", s.jobs_read);
   fmt::print(out, "  {:<22}{:>16}\n", "completed", s.completed);
   fmt::print(out, "  {:<22}{:>16}\n", "rejected", s.rejected);

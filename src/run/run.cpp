@@ -456,7 +456,8 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
     return out;
   };
-  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, ""};
+  RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, "",
+               spec.network};
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;

@@ -89,6 +89,9 @@ struct RunInfo {
   std::string throughput_model;
   std::uint64_t seed = 0;
   std::string mechanism;  ///< "event", "rounds" or "gavel"
+  /// "alone" or "shared" (`--network`); summary.json names it only when shared, so runs that do
+  /// not share keep their bytes.
+  std::string network = "alone";
 };
 
 /// Writes summary.json (keys in a fixed order, so equal runs give equal bytes).
