@@ -180,41 +180,8 @@ RingBottleneck Topology::ring_bottleneck(std::span<const VertexId> ring) const {
   return out;
 }
 
-PhaseCost Topology::phase_cost(std::span<const Flow> flows, double repeat, std::vector<LinkBytes>& loads) const {
-  // Walk the routes again into a sparse list: a job's flows cross few shared links, and the dense
-  // vector of phase_cost covers the whole cluster.
-  for (const Flow& f : flows) {
-    if (f.src == f.dst || f.bytes <= 0.0) continue;
-    VertexId a = f.src;
-    VertexId b = f.dst;
-    while (a != b) {
-      const bool up = depth_[a] >= depth_[b];
-      const LinkId link = up ? 2 * a : 2 * b + 1;
-      if (link_shared(link)) {
-        auto it = std::find_if(loads.begin(), loads.end(), [&](const LinkBytes& l) { return l.link == link; });
-        if (it == loads.end()) {
-          loads.push_back(LinkBytes{link, 0.0});
-          it = loads.end() - 1;
-        }
-        it->bytes += repeat * f.bytes;
-      }
-      if (up)
-        a = parent_[a];
-      else
-        b = parent_[b];
-    }
-  }
-  return phase_cost(flows);
-}
-
-std::string Topology::link_name(LinkId link) const {
-  const VertexId v = link / 2;
-  const auto [e, found] = boost::edge(v, parent_[v], graph_);
-  const std::string kind = found ? graph_[e].kind : "link";
-  return fmt::format("{} {} {}", kind, graph_[v].name, link % 2 == 0 ? "up" : "down");
-}
-
-PhaseCost Topology::phase_cost(std::span<const Flow> flows) const {
+template <class OnLink>
+PhaseCost Topology::phase_cost_with(std::span<const Flow> flows, OnLink&& on_link) const {
   // Load per directed link: index 2*child for the child->parent direction, 2*child+1 for down.
   std::vector<double> load(2 * parent_.size(), 0.0);
   double latency = 0.0;
@@ -224,15 +191,16 @@ PhaseCost Topology::phase_cost(std::span<const Flow> flows) const {
     VertexId b = f.dst;
     double lat = 0.0;
     while (a != b) {
-      if (depth_[a] >= depth_[b]) {
-        load[2 * a] += f.bytes;
-        lat += up_latency_s_[a];
+      const bool up = depth_[a] >= depth_[b];
+      const VertexId child = up ? a : b;
+      const LinkId link = up ? 2 * a : 2 * b + 1;
+      load[link] += f.bytes;
+      on_link(link, f.bytes);
+      lat += up_latency_s_[child];
+      if (up)
         a = parent_[a];
-      } else {
-        load[2 * b + 1] += f.bytes;
-        lat += up_latency_s_[b];
+      else
         b = parent_[b];
-      }
     }
     latency = std::max(latency, lat);
   }
@@ -240,6 +208,24 @@ PhaseCost Topology::phase_cost(std::span<const Flow> flows) const {
   for (std::size_t i = 0; i < load.size(); ++i)
     if (load[i] > 0.0) worst = std::max(worst, load[i] / up_bytes_per_s_[i / 2]);
   return PhaseCost{worst, latency};
+}
+
+PhaseCost Topology::phase_cost(std::span<const Flow> flows) const {
+  return phase_cost_with(flows, [](LinkId, double) {});
+}
+
+PhaseCost Topology::phase_cost(std::span<const Flow> flows, double repeat, std::vector<LinkBytes>& loads) const {
+  // A sparse list: a job's flows cross few shared links, and the dense load vector covers the
+  // whole cluster.
+  return phase_cost_with(flows, [&](LinkId link, double bytes) {
+    if (!link_shared(link)) return;
+    auto it = std::find_if(loads.begin(), loads.end(), [&](const LinkBytes& l) { return l.link == link; });
+    if (it == loads.end()) {
+      loads.push_back(LinkBytes{link, 0.0});
+      it = loads.end() - 1;
+    }
+    it->bytes += repeat * bytes;
+  });
 }
 
 void Topology::write_dot(std::ostream& out) const {

@@ -24,11 +24,7 @@ AnalyticModel::AnalyticModel(const Cluster& cluster, std::unique_ptr<ComputeProf
   if (!profile_) throw std::invalid_argument("analytic model: no compute profile");
 }
 
-std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<const GpuId> gpus) const {
-  if (gpus.empty()) return std::nullopt;
-  const auto bytes = profile_->gradient_bytes(job);
-  if (!bytes) return std::nullopt;
-  StepBreakdown b;
+std::optional<double> AnalyticModel::compute_s(const JobSpec& job, std::span<const GpuId> gpus) const {
   double slowest = 0.0;
   double speed_sum = 0.0;  // steps per second summed over the workers
   for (GpuId g : gpus) {
@@ -39,7 +35,17 @@ std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<c
   }
   // Synchronous SGD: every worker waits for the slowest one. Rebalanced: worker i gets a share of
   // the global batch proportional to its speed, so all finish together after n / sum(1/t_i).
-  b.compute_s = config_.rebalance ? static_cast<double>(gpus.size()) / speed_sum : slowest;
+  return config_.rebalance ? static_cast<double>(gpus.size()) / speed_sum : slowest;
+}
+
+std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<const GpuId> gpus) const {
+  if (gpus.empty()) return std::nullopt;
+  const auto bytes = profile_->gradient_bytes(job);
+  if (!bytes) return std::nullopt;
+  const auto compute = compute_s(job, gpus);
+  if (!compute) return std::nullopt;
+  StepBreakdown b;
+  b.compute_s = *compute;
   if (gpus.size() > 1) {
     const CommEstimate c = estimate_communication(topology_, gpus, *bytes, config_.comm);
     b.comm_s = c.time_s;
@@ -51,12 +57,12 @@ std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<c
 
 std::optional<NetworkDemand> AnalyticModel::network_demand(const JobSpec& job, std::span<const GpuId> gpus) const {
   if (gpus.size() < 2 || topology_.locality(gpus) == Locality::SingleNode) return std::nullopt;
-  const auto b = step(job, gpus);
   const auto bytes = profile_->gradient_bytes(job);
-  if (!b || !bytes) return std::nullopt;
+  const auto compute = compute_s(job, gpus);
+  if (!bytes || !compute) return std::nullopt;
   CommEstimate c = estimate_communication(topology_, gpus, *bytes, config_.comm, true);
   if (c.link_bytes.empty()) return std::nullopt;
-  return NetworkDemand{static_cast<int>(gpus.size()), b->compute_s, config_.overlap, c.transfer_s, c.latency_s,
+  return NetworkDemand{static_cast<int>(gpus.size()), *compute, config_.overlap, c.transfer_s, c.latency_s,
                        std::move(c.link_bytes)};
 }
 

@@ -126,15 +126,12 @@ void add_slowest(const std::vector<Priced>& groups, Priced& out) {
   out.latency_s += slowest->latency_s;
 }
 
+// The flat ring is a ring level whose participants are single GPUs.
 Priced ring_priced(const Topology& topo, std::span<const VertexId> ring, double bytes, bool with_links) {
-  Priced out;
-  const std::size_t p = ring.size();
-  if (p < 2 || bytes <= 0.0) return out;
-  std::vector<Flow> step;
-  for (std::size_t i = 0; i < p; ++i) step.push_back(Flow{ring[i], ring[(i + 1) % p], bytes / static_cast<double>(p)});
-  // reduce-scatter (p-1 steps) + all-gather (p-1 steps), every step the same flows.
-  add_phases(topo, step, 2.0 * static_cast<double>(p - 1), with_links, out);
-  return out;
+  std::vector<Participant> group;
+  group.reserve(ring.size());
+  for (VertexId v : ring) group.push_back(Participant{v});
+  return level_ring(topo, group, bytes, with_links);
 }
 
 // Flat PS with aggregation in the node (MXNet's KVStore device mode and BytePS reduce a machine's

@@ -64,12 +64,15 @@ std::vector<NetworkShares::Change> NetworkShares::rebalance() {
   std::vector<Change> changes;
   if (dirty_links_.empty() && dirty_jobs_.empty()) return changes;
   // Each connected group is solved on its own, jobs in index order, so a job's speed depends only
-  // on the jobs it shares links with (not on the rounding of unrelated groups).
-  std::vector<JobIndex> pending = group_of(dirty_jobs_, dirty_links_);
+  // on the jobs it shares links with (not on the rounding of unrelated groups). The groups to
+  // solve are those of the jobs that joined and of the jobs still on links that someone left.
+  std::set<JobIndex> seeds = dirty_jobs_;
+  for (LinkId l : dirty_links_)
+    if (auto u = users_.find(l); u != users_.end()) seeds.insert(u->second.begin(), u->second.end());
   dirty_links_.clear();
   dirty_jobs_.clear();
   std::set<JobIndex> done;
-  for (JobIndex seed : pending) {
+  for (JobIndex seed : seeds) {
     if (done.count(seed)) continue;
     const std::vector<JobIndex> group = group_of({seed}, {});
     std::vector<const std::vector<LinkBytes>*> uses;

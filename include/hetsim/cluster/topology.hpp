@@ -113,20 +113,20 @@ class Topology {
   /// belongs to the job holding the GPU).
   PhaseCost phase_cost(std::span<const Flow> flows, double repeat, std::vector<LinkBytes>& loads) const;
 
-  /// Directed links: 2 x vertices (the spine's two ids are unused).
-  std::size_t link_count() const { return 2 * parent_.size(); }
   /// Bandwidth of a directed link, bytes/s (links are full duplex: both directions have it).
   double link_bytes_per_s(LinkId link) const { return up_bytes_per_s_[link / 2]; }
   /// True for links that jobs share: a node's NIC and a rack's uplink (not a GPU's own link).
   bool link_shared(LinkId link) const { return graph_[link / 2].kind != VertexKind::Gpu; }
-  /// E.g. "nic node3 up", "uplink tor:rack1 down".
-  std::string link_name(LinkId link) const;
 
   /// Writes Graphviz DOT through boost::write_graphviz: vertex labels are names, edge labels the
   /// link kind and bandwidth.
   void write_dot(std::ostream& out) const;
 
  private:
+  // phase_cost's one walk over the flows' routes; on_link(link, bytes) sees every hop.
+  template <class OnLink>
+  PhaseCost phase_cost_with(std::span<const Flow> flows, OnLink&& on_link) const;
+
   const Cluster* cluster_;
   TopologyGraph graph_;
   VertexId first_node_ = 0;

@@ -97,6 +97,8 @@ class AnalyticModel final : public ThroughputModel {
 
  private:
   std::optional<std::vector<GpuId>> representative(const AllocationShape& shape) const;
+  // Compute part of a step (slowest worker, or rebalanced); nullopt when a worker cannot run it.
+  std::optional<double> compute_s(const JobSpec& job, std::span<const GpuId> gpus) const;
 
   const Cluster& cluster_;
   Topology topology_;
