@@ -57,18 +57,23 @@ std::optional<StepBreakdown> AnalyticModel::step(const JobSpec& job, std::span<c
 
 std::optional<NetworkDemand> AnalyticModel::network_demand(const JobSpec& job, std::span<const GpuId> gpus) const {
   if (gpus.size() < 2 || topology_.locality(gpus) == Locality::SingleNode) return std::nullopt;
+  ShapeKey key = shape_key(job, gpus);
+  if (auto it = demand_cache_.find(key); it != demand_cache_.end()) return it->second;
+  std::optional<NetworkDemand> demand;
   const auto bytes = profile_->gradient_bytes(job);
   const auto compute = compute_s(job, gpus);
-  if (!bytes || !compute) return std::nullopt;
-  CommEstimate c = estimate_communication(topology_, gpus, *bytes, config_.comm, true);
-  if (c.link_bytes.empty()) return std::nullopt;
-  return NetworkDemand{static_cast<int>(gpus.size()), *compute, config_.overlap, c.transfer_s, c.latency_s,
-                       std::move(c.link_bytes)};
+  if (bytes && compute) {
+    CommEstimate c = estimate_communication(topology_, gpus, *bytes, config_.comm, true);
+    if (!c.link_bytes.empty())
+      demand = NetworkDemand{static_cast<int>(gpus.size()), *compute, config_.overlap, c.transfer_s, c.latency_s,
+                             std::move(c.link_bytes)};
+  }
+  if (demand_cache_.size() >= kCacheLimit) demand_cache_.clear();
+  demand_cache_.emplace(std::move(key), demand);
+  return demand;
 }
 
-double AnalyticModel::rate_on(const JobSpec& job, const Cluster&, std::span<const GpuId> gpus) const {
-  if (gpus.empty()) return 0.0;
-  // Cache key: GPU count per node, in node order.
+AnalyticModel::ShapeKey AnalyticModel::shape_key(const JobSpec& job, std::span<const GpuId> gpus) const {
   std::vector<int> shape;
   std::vector<GpuId> sorted(gpus.begin(), gpus.end());
   std::sort(sorted.begin(), sorted.end());
@@ -81,7 +86,12 @@ double AnalyticModel::rate_on(const JobSpec& job, const Cluster&, std::span<cons
       shape.push_back(1);
     }
   }
-  auto key = std::make_pair(job.job_type, std::move(shape));
+  return {job.job_type, std::move(shape)};
+}
+
+double AnalyticModel::rate_on(const JobSpec& job, const Cluster&, std::span<const GpuId> gpus) const {
+  if (gpus.empty()) return 0.0;
+  ShapeKey key = shape_key(job, gpus);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const auto b = step(job, gpus);
   const double r = b && b->step_s > 0.0 ? static_cast<double>(gpus.size()) / b->step_s : 0.0;

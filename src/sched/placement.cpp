@@ -15,6 +15,10 @@ PlacementRegistry make_default_placement_registry() {
   r.add({"topology-aware", "the candidate placement with the highest rate predicted by the run's throughput model",
          "hetsim (weighs NIC and uplink bottlenecks with --model analytic)", {},
          [](std::uint64_t) { return std::make_unique<TopologyAwarePlacement>(); }});
+  r.add({"network-aware",
+         "under --network shared, the candidate with the least slowdown to itself and to the jobs it shares links with",
+         "hetsim; contention-aware placement as argued by CASSINI (NSDI'24) and Crux (SIGCOMM'24)", {},
+         [](std::uint64_t) { return std::make_unique<NetworkAwarePlacement>(); }});
   r.add({"random", "uniformly random free GPUs of the type, seeded by --seed and the job id", "baseline", {},
          [](std::uint64_t seed) { return std::make_unique<RandomPlacement>(seed); }});
   return r;

@@ -99,6 +99,9 @@ class AnalyticModel final : public ThroughputModel {
   std::optional<std::vector<GpuId>> representative(const AllocationShape& shape) const;
   // Compute part of a step (slowest worker, or rebalanced); nullopt when a worker cannot run it.
   std::optional<double> compute_s(const JobSpec& job, std::span<const GpuId> gpus) const;
+  using ShapeKey = std::pair<std::string, std::vector<int>>;
+  // Job type + (node, GPU count) per node used, in node order: what a step depends on.
+  ShapeKey shape_key(const JobSpec& job, std::span<const GpuId> gpus) const;
 
   const Cluster& cluster_;
   Topology topology_;
@@ -106,7 +109,10 @@ class AnalyticModel final : public ThroughputModel {
   AnalyticConfig config_;
   // Memoised rates: key = job type + (node, GPU count) per node used; the step time depends only
   // on that (GPUs of one node are alike). Bounded: cleared when it grows past a limit.
-  mutable std::map<std::pair<std::string, std::vector<int>>, double> cache_;
+  mutable std::map<ShapeKey, double> cache_;
+  // Memoised network demands, same key and bound (placements under --network shared ask for the
+  // demand of every candidate of every placement).
+  mutable std::map<ShapeKey, std::optional<NetworkDemand>> demand_cache_;
 };
 
 }  // namespace hetsim

@@ -54,15 +54,31 @@ class SpreadPlacement final : public PlacementPolicy {
 };
 
 /// The candidate placement with the highest predicted rate (= shortest step) under the run's
-/// throughput model. Candidates: consolidate's and spread's answers, each rack packed emptiest
-/// node first, and every node with free GPUs as a seed filled from its own rack first (one seed per
-/// kind of node: rack, free GPUs, network). Ties: fewer
-/// nodes, fewer racks, then candidate order (consolidate's first).
+/// throughput model; under `--network shared`, the rate at the speed the current sharing of NICs
+/// and uplinks would give it. Candidates: consolidate's and spread's answers, each rack packed
+/// emptiest node first, and every node with free GPUs as a seed filled from its own rack first
+/// (one seed per kind of node: rack, free GPUs, network). Ties: fewer nodes, fewer racks, then
+/// candidate order (consolidate's first).
 class TopologyAwarePlacement final : public PlacementPolicy {
  public:
   std::string name() const override { return "topology-aware"; }
   std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
                            const ThroughputModel& model) const override;
+  std::vector<GpuId> place_on_network(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                                      const ThroughputModel& model, const NetworkView& network) const override;
+};
+
+/// Under `--network shared`, the topology-aware candidate with the least total slowdown: its own
+/// (1 - rate under the current sharing / the best candidate's rate alone) plus, summed over the
+/// running jobs it would slow, each one's relative rate loss. Ties: higher rate, fewer nodes,
+/// fewer racks, candidate order. With the network alone it places as topology-aware.
+class NetworkAwarePlacement final : public PlacementPolicy {
+ public:
+  std::string name() const override { return "network-aware"; }
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
+  std::vector<GpuId> place_on_network(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                                      const ThroughputModel& model, const NetworkView& network) const override;
 };
 
 /// Uniformly random free GPUs of the type. Seeded by the run seed and the job id (FNV-1a), so a
