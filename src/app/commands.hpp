@@ -39,5 +39,7 @@ Action add_merge_command(CLI::App& app, const PolicyRegistry& registry);
 Action add_check_command(CLI::App& app, const PolicyRegistry& registry);
 /// Adds `model` (model checks: `model fit-check`).
 Action add_model_command(CLI::App& app);
+/// Adds `scaling` (the ISORC'24 experiment: speed-up against nodes per synchronisation scheme).
+Action add_scaling_command(CLI::App& app);
 
 }  // namespace hetsim::app
