@@ -1,8 +1,10 @@
 // Placements that see the shared network: topology-aware scores candidates at the speed the
 // current sharing would give them, network-aware adds the slowdown it causes to running jobs.
-// Every figure is computed by hand in the comments (docs/models.md, "The shared network").
+// Policies that pick exact GPUs see the same sharing through PolicyView::network(). Every figure
+// is computed by hand in the comments (docs/models.md, "The shared network").
 #include <catch2/catch.hpp>
 
+#include "hetsim/run.hpp"
 #include "hetsim/sched/network_shares.hpp"
 #include "hetsim/sched/placement.hpp"
 #include "sim_fixtures.hpp"
@@ -86,5 +88,64 @@ TEST_CASE("network-aware weighs the slowdown it causes to running jobs", "[netwo
     ClusterState free_state(b.cluster);
     CHECK(NetworkAwarePlacement().place_on_network(free_state, iter_job("new", "m", 2, 1), 0, 2, b.model, empty) ==
           std::vector<GpuId>{0, 1});  // a0 + a1 inside r0 on 200 Gbit/s NICs: 0.1 + 0.05 s
+  }
+}
+
+namespace {
+
+// Starts every pending job on the GPUs its id names ("j01" -> GPUs 0 and 1) and records, at each
+// pass, what the policy's view of the network says about the other job's GPUs.
+class ExactGpusPolicy final : public SchedulingPolicy {
+ public:
+  std::string name() const override { return "exact-gpus"; }
+  Decision schedule(const PolicyView& ctx) override {
+    saw_network.push_back(ctx.network() != nullptr);
+    if (ctx.network() && !ctx.running().empty()) {
+      const JobSpec probe = iter_job("probe", "m", 2, 1);
+      const auto demand = ctx.model().network_demand(probe, std::vector<GpuId>{1, 3});
+      if (demand) probe_speed.push_back(ctx.network()->join_effect(*demand).speed);
+    }
+    Decision d;
+    for (JobIndex j : ctx.pending()) {
+      const std::string& id = ctx.job(j).spec->id;
+      AllocationRequest r;
+      r.job = j;
+      r.gpu_type = 0;
+      r.gpu_count = 2;
+      r.gpus = {id[1] - '0', id[2] - '0'};
+      d.allocate.push_back(r);
+    }
+    return d;
+  }
+  std::vector<bool> saw_network;
+  std::vector<double> probe_speed;
+};
+
+}  // namespace
+
+TEST_CASE("policies see the shared network through their view", "[network][policy]") {
+  // Job j02 runs on a0 + b0 across the r0 and r1 uplinks from t = 0; j45 (inside r2) arrives at
+  // 10 s. At that pass a job on a1 + b1 would share both uplinks with j02: speed 0.5.
+  const Cluster c = three_racks(200.0);
+  const AnalyticModel model(c, fixed_profile({{"m", {1.25e9, {0.1}}}}), Busy::config());
+  Workload w;
+  w.jobs = {iter_job("j02", "m", 2, 1000), iter_job("j45", "m", 2, 1000, 10.0)};
+  w.source = w.format = "test";
+  ConsolidatePlacement placement;
+  for (const bool shared : {false, true}) {
+    ExactGpusPolicy policy;
+    MechanismConfig config;
+    config.shared_network = shared;
+    const RunOutput out =
+        simulate(c, w, model, policy, placement, config, RunInfo{"3r", "test", "test", "exact", "consolidate", "analytic", 0, ""});
+    CHECK(record(out, "j02").finish_s == Approx(100.0));  // 1000 iterations at 10/s, alone either way
+    REQUIRE(!policy.saw_network.empty());
+    CHECK(policy.saw_network.front() == shared);
+    if (shared) {
+      REQUIRE(!policy.probe_speed.empty());
+      CHECK(policy.probe_speed.front() == Approx(0.5));
+    } else {
+      CHECK(policy.probe_speed.empty());
+    }
   }
 }

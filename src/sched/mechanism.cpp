@@ -153,7 +153,7 @@ void Mechanism::run_policy() {
   ++table_.stats().scheduling_passes;
   const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
   PolicyView view(sim_.now(), table_.state(), planning, table_.jobs(), table_.pending(), table_.running(),
-                  table_.changed());
+                  table_.changed(), network_ ? &*network_ : nullptr);
   Decision decision = policy_.schedule(view);
   // The policy has seen these; what apply() changes now is reported at the next pass.
   table_.clear_changed();

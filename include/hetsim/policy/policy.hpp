@@ -45,9 +45,10 @@ class PolicyView {
  public:
   PolicyView(SimTime now, const ClusterState& state, const ThroughputModel& model,
                    const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
-                   const std::set<JobIndex>& running, std::span<const JobIndex> changed = {})
+                   const std::set<JobIndex>& running, std::span<const JobIndex> changed = {},
+                   const NetworkView* network = nullptr)
       : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running),
-        changed_(changed) {}
+        changed_(changed), network_(network) {}
 
   /// Current simulated time.
   SimTime now() const { return now_; }
@@ -77,6 +78,10 @@ class PolicyView {
   double attained_gpu_s(JobIndex j) const;
   /// Rate of `job` on `count` GPUs of `type`, consolidated when the count fits on one node.
   double rate_on_type(const JobSpec& job, GpuTypeId type, int count) const;
+  /// Under `--network shared`, the current sharing of NICs and uplinks (link loads, and what a
+  /// job on given GPUs would get: NetworkView::join_effect with ThroughputModel::network_demand),
+  /// for policies that choose exact GPUs; nullptr when every job has the network to itself.
+  const NetworkView* network() const { return network_; }
 
  private:
   SimTime now_;
@@ -86,6 +91,7 @@ class PolicyView {
   const std::set<JobIndex>* pending_;
   const std::set<JobIndex>* running_;
   std::span<const JobIndex> changed_;
+  const NetworkView* network_;
 };
 
 /// Declared parameter of a policy, printed by `hetsim list policies` (the shared registry shape).
