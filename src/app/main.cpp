@@ -10,12 +10,15 @@
 #include "run_options.hpp"
 #include "hetsim/sched/invariants.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace hetsim;
   PolicyRegistry registry = make_default_registry();
   CLI::App app{"hetsim: discrete-event simulator of heterogeneous GPU clusters for deep-learning training"};
   app.require_subcommand(0, 1);
+  // "hetsim 0.2.0 (git <describe>)": what a bug report and a paper's methods section should quote.
+  app.set_version_flag("--version", "hetsim " + version_text(), "Print the version (and git commit) and exit");
   std::vector<std::pair<CLI::App*, app::Action>> commands;
   // Each add_* creates one subcommand; remember it with its action.
   auto add = [&](const char* name, app::Action action) { commands.emplace_back(app.get_subcommand(name), std::move(action)); };

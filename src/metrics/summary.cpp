@@ -12,6 +12,7 @@
 
 #include "hetsim/util/csv.hpp"
 #include "hetsim/util/stats.hpp"
+#include "hetsim/version.hpp"
 
 namespace hetsim {
 
@@ -237,6 +238,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["seed"] = info.seed;
   j["mechanism"] = info.mechanism;
   if (info.network != "alone") j["network"] = info.network;
+  // Which binary wrote the file; the same for every run of one build, so determinism holds.
+  j["hetsim_version"] = version_text();
   // Only runs whose inputs needed interpretation carry these, so other runs keep their bytes.
   if (s.rows_skipped > 0 || !s.input_notes.empty()) {
     j["rows_skipped"] = s.rows_skipped;
