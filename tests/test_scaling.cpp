@@ -149,4 +149,19 @@ TEST_CASE("cli scaling: bad input exits 2 naming the option", "[scaling][cli]") 
   expect_input_error("scaling" + types + " --hybrid ar,xx,ar", "--hybrid");
   expect_input_error("scaling" + types + " --background 20", "--background");
   expect_input_error("scaling" + types + " --throughputs x.json", "not both");
+  expect_input_error("scaling" + types + " --hybrid ar,ps,ar --hybrid AR,PS,AR", "given twice");
+  expect_input_error("scaling --job-types /no/such/types.json", "field '--job-types': no such file");
+  expect_input_error("scaling --job-types " + std::string(HETSIM_SOURCE_DIR), "field '--job-types': not a regular file");
+  expect_input_error("scaling" + types + " --background 2147483647", "need 4294967294 nodes");
+}
+
+TEST_CASE("cli scaling: without --max-nodes, background jobs get the nodes they need", "[scaling][cli]") {
+  // gavel-108-2rack: 15 nodes on rack0, 12 on rack1; the mixed order alternates racks. 17 job
+  // nodes (9 + 8) leave 6 + 4 nodes: 4 pairs across the racks; 18 (9 + 9) leave 6 + 3: 3 pairs.
+  const std::string types = std::string(HETSIM_SOURCE_DIR) + "/experiments/isorc/job_types.json";
+  const auto r = run_cli("scaling --job-types " + types + " --background 4");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("with 4 background ring jobs"));
+  CHECK_THAT(r.output, Catch::Contains("\n   17 ") && !Catch::Contains("\n   18 "));
 }

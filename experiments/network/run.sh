@@ -2,7 +2,7 @@
 # Placement under rack oversubscription, network alone vs shared (docs/EXPERIMENTS.md, "Placement
 # under a shared, oversubscribed network"): runs the sweep experiments/network/oversubscription.json
 # (5 traces x 3 oversubscriptions x 4 placements x 2 networks x 2 policies = 240 runs of 2,000 jobs,
-# a few minutes on 2 cores; resumable: finished points are kept) and prints the tables of mean JCT.
+# about 20-30 s on 2 cores; resumable: finished points are kept) and prints the tables of mean JCT.
 #   usage: bash experiments/network/run.sh        (from anywhere; builds hetsim when missing)
 #   env:   HETSIM=path/to/hetsim  OUT=output folder (default out/network-oversubscription)
 set -euo pipefail

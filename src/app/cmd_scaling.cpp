@@ -1,5 +1,6 @@
 // `hetsim scaling`: the ISORC'24 scaling experiment (speed-up against nodes under PS, all-reduce
 // and hybrid synchronisation) for one job type; the computation is experiment/scaling.hpp.
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -40,7 +41,12 @@ struct ScalingOptions {
 std::string profile_path(const ScalingOptions& o) {
   if (!o.job_types.empty() && !o.throughputs.empty())
     throw InputError("", 0, "--job-types", "give --job-types or --throughputs, not both");
-  if (!o.job_types.empty()) return o.job_types;
+  if (!o.job_types.empty()) {
+    if (!std::filesystem::exists(o.job_types)) throw InputError(o.job_types, 0, "--job-types", "no such file");
+    if (!std::filesystem::is_regular_file(o.job_types))
+      throw InputError(o.job_types, 0, "--job-types", "not a regular file (expected a job-types JSON file)");
+    return o.job_types;
+  }
   if (!o.throughputs.empty()) return o.throughputs;
   const char* env = std::getenv("HETSIM_SHARED_DATA");
   const std::filesystem::path data = env && *env ? env : "../shared/data";
@@ -63,6 +69,8 @@ std::vector<std::array<LevelSync, 3>> parse_hybrids(const std::vector<std::strin
       if (!s) throw InputError("", 0, "--hybrid", fmt::format("'{}' is neither ar nor ps", parts[i]));
       levels[i] = *s;
     }
+    if (std::find(out.begin(), out.end(), levels) != out.end())
+      throw InputError("", 0, "--hybrid", fmt::format("'{}' given twice", item));
     out.push_back(levels);
   }
   return out;
@@ -114,6 +122,23 @@ void print_rows(const std::vector<ScalingRow>& rows, const std::vector<ScalingSc
   }
 }
 
+// Without --max-nodes: every node of the order, or with K background jobs the most nodes that
+// still leave K pairs of nodes on two racks outside the job (1 when none does: run_scaling then
+// says why).
+int default_max_nodes(const Cluster& cluster, const std::vector<NodeId>& order, int background) {
+  const int offered = static_cast<int>(order.size());
+  if (background == 0) return offered;
+  for (int n = offered; n > 1; --n) {
+    try {
+      background_placements(cluster, order, n, background);
+      return n;
+    } catch (const InputError&) {
+      // too few pairs left beside n nodes: try one node fewer
+    }
+  }
+  return 1;
+}
+
 int run_scaling_command(const ScalingOptions& o) {
   if (o.max_nodes_option->count() > 0 && o.max_nodes < 1)
     throw InputError("", 0, "--max-nodes", fmt::format("must be at least 1, got {}", o.max_nodes));
@@ -142,10 +167,7 @@ int run_scaling_command(const ScalingOptions& o) {
   const auto ring_model = make(CommConfig{CommAlgorithm::Ring});
   if (auto problem = ring_model->check_job(config.job, cluster)) throw InputError("", 0, "--job-type", *problem);
   config.node_order = scaling_node_order(cluster, *ring_model, config.job, o.nodes_order);
-  const int offered = static_cast<int>(config.node_order.size());
-  config.max_nodes = o.max_nodes_option->count() > 0
-                         ? o.max_nodes
-                         : std::max(1, std::min(offered, static_cast<int>(cluster.nodes().size()) - 2 * o.background));
+  config.max_nodes = o.max_nodes_option->count() > 0 ? o.max_nodes : default_max_nodes(cluster, config.node_order, o.background);
   config.background_jobs = o.background;
   config.schemes = scaling_schemes(ring_model->config().comm.ps_shards, hybrids);
   const std::vector<ScalingRow> rows = run_scaling(cluster, make, config);
@@ -177,7 +199,8 @@ Action add_scaling_command(CLI::App& app) {
   cmd->add_option("--job-types", opts->job_types, "hetsim job-types JSON instead of --throughputs (docs/models.md)");
   cmd->add_option("--job-type", opts->job_type, "Job type to scale")->capture_default_str();
   opts->max_nodes_option = cmd->add_option(
-      "--max-nodes", opts->max_nodes, "Largest node count N (default: every node the order offers, minus 2 per background job)");
+      "--max-nodes", opts->max_nodes, "Largest node count N (default: every node the order offers; with --background K, the most that leave K "
+      "node pairs on two racks free)");
   cmd->add_option("--nodes-order", opts->nodes_order,
                   "mixed (round robin over GPU types, fastest first, and racks) or type:NAME")
       ->capture_default_str();

@@ -198,7 +198,7 @@ std::vector<std::vector<GpuId>> background_placements(const Cluster& cluster, st
     throw InputError("", 0, "--background",
                      fmt::format("{} background jobs need {} nodes outside the job's {} nodes, in pairs on two racks; "
                                  "cluster {} has {} such pairs (lower --max-nodes or --background)",
-                                 count, 2 * count, job_count, cluster.name(), out.size()));
+                                 count, 2 * static_cast<long long>(count), job_count, cluster.name(), out.size()));
   return out;
 }
 
