@@ -10,7 +10,8 @@
 #include "hetsim/experiment/gate.hpp"
 #include "hetsim/experiment/sweep.hpp"
 #include "hetsim/util/error.hpp"
-#include "progress.hpp"
+#include "log.hpp"
+#include "sweep_progress.hpp"
 #include "python_host.hpp"
 #include "run_options.hpp"
 
@@ -28,6 +29,8 @@ struct CheckOptions {
   int threads = 2;
   std::string out;
   bool quiet = false;
+  LogLevel log_level = LogLevel::Warning;  // nothing below warnings yet: accepted for a uniform CLI
+  double progress_period_s = -1;
   std::vector<std::string> policy_files;
 };
 
@@ -57,6 +60,8 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_flag("--all", opts->all, "Print every compared value, not only those that moved");
   add_threads_option(cmd, opts->threads);
   add_quiet_flag(cmd, opts->quiet);
+  add_log_level_option(cmd, opts->log_level);
+  add_progress_period_option(cmd, opts->progress_period_s);
   cmd->add_option("--out", opts->out, "Keep the run's outputs in this folder (default: a temporary folder)");
   add_policy_file_option(cmd, opts->policy_files);
   return [opts, &base_registry = registry]() -> int {
@@ -73,9 +78,8 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     so.out_dir = opts->out.empty() ? temp.path.string() : opts->out;
     so.threads = opts->threads;
     so.resume = false;  // a gate must measure the code as it is now
-    ProgressBar bar;
-    if (!opts->quiet)
-      so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    attach_sweep_progress(so, bar);
     const SweepCounts c = run_sweep(spec, points, registry, so);
     const fs::path results = fs::path(so.out_dir) / "results.csv";
     if (c.failed > 0) {

@@ -12,6 +12,8 @@
 #include "hetsim/util/output_file.hpp"
 #include "hetsim/util/parse.hpp"
 #include "python_host.hpp"
+#include "log.hpp"
+#include "progress.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
@@ -23,6 +25,8 @@ struct CompareOptions {
   int threads = 2;
   std::string out;
   bool quiet = false;
+  LogLevel log_level = LogLevel::Warning;
+  double progress_period_s = -1;
 };
 
 // The policy names of every --policies, in order; an empty one ("fifo,,srtf", a trailing comma) is an error.
@@ -79,6 +83,8 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
       ->required();
   add_threads_option(cmd, opts->threads);
   add_quiet_flag(cmd, opts->quiet);
+  add_log_level_option(cmd, opts->log_level);
+  add_progress_period_option(cmd, opts->progress_period_s);
   cmd->add_option("--out", opts->out,
                   "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv and summary.json in DIR/<policy>/");
   return [opts, &base_registry = registry]() -> int {
@@ -91,7 +97,15 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     // before anything runs, not one failure per policy.
     check_run_inputs(base);
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
-    const auto entries = compare_policies(base, policies, registry, opts->threads);
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    std::size_t finished = 0, failed = 0;
+    auto on_done = [&](const CompareEntry& e, double wall_s) {
+      ++finished;
+      failed += e.error.empty() ? 0 : 1;
+      bar.printer().note(fmt::format("hetsim: {} {} in {:.1f} s", e.policy, e.error.empty() ? "done" : "failed", wall_s));
+      bar.update(finished, policies.size(), failed, wall_s);
+    };
+    const auto entries = compare_policies(base, policies, registry, opts->threads, on_done);
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
       write_compare_outputs(opts->out, entries);

@@ -11,6 +11,8 @@
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "log.hpp"
+#include "progress.hpp"
 #include "python_host.hpp"
 #include "run_options.hpp"
 
@@ -22,6 +24,8 @@ struct RunCommandOptions {
   std::string out;
   std::string timeline;
   bool quiet = false;
+  LogLevel log_level = LogLevel::Warning;
+  double progress_period_s = -1;  // < 0: the defaults (1 s before the first line, then every 5 s)
 };
 
 // FILE.json -> FILE.utilization.csv (FILE -> FILE.utilization.csv without an extension).
@@ -44,6 +48,8 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
                   "Write the run as Chrome trace-event JSON to FILE (open in Perfetto or chrome://tracing), and "
                   "busy GPUs over time to FILE's stem + .utilization.csv");
   add_quiet_flag(cmd, opts->quiet);
+  add_log_level_option(cmd, opts->log_level);
+  add_progress_period_option(cmd, opts->progress_period_s);
 
   return [opts, &registry]() -> int {
     RunSpec spec = to_run_spec(opts->run);
@@ -59,6 +65,9 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     UtilizationRecorder utilization;
     std::vector<JobEventSink*> sinks;
     if (!opts->timeline.empty()) sinks = {&timeline, &utilization};
+    RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    if (!opts->quiet) sinks.push_back(&progress);
+    const Logger log(opts->log_level);
     auto t0 = std::chrono::steady_clock::now();
     RunOutput out = run_simulation(spec, host.registry(), sinks);
     double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -79,23 +88,21 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       if (!opts->timeline.empty())
         fmt::print("timeline: {} (Perfetto / chrome://tracing), {}\n", opts->timeline, utilization_path(opts->timeline));
     }
-    for (const std::string& n : out.model_notes) fmt::print(stderr, "hetsim: {}\n", n);
-    for (const std::string& w : out.stats.warnings) fmt::print(stderr, "hetsim: warning: {}\n", w);
+    for (const std::string& n : out.model_notes) log.note(n);
+    for (const std::string& w : out.stats.warnings) log.warning(w);
     if (out.summary.solver_time_limits > 0)
-      fmt::print(stderr,
-                 "hetsim: warning: {} solver searches stopped at the wall-time safety net; their answers, and so "
-                 "this run's results, depend on machine speed and load (solver_time_limits in summary.json)\n",
-                 out.summary.solver_time_limits);
+      log.warning(fmt::format("{} solver searches stopped at the wall-time safety net; their answers, and so "
+                              "this run's results, depend on machine speed and load (solver_time_limits in summary.json)",
+                              out.summary.solver_time_limits));
     if (out.stats.refused_requests > out.stats.warnings.size())
-      fmt::print(stderr, "hetsim: warning: {} more refused policy requests\n",
-                 out.stats.refused_requests - out.stats.warnings.size());
+      log.warning(fmt::format("{} more refused policy requests", out.stats.refused_requests - out.stats.warnings.size()));
     if (out.summary.unfinished > 0 && !spec.mechanism.until_s) {
       // Without --until every job should finish; say so on stderr, not only in jobs.csv.
       std::size_t shown = 0;
       for (const JobRecord& r : out.records)
-        if (r.status == JobStatus::Unfinished && shown++ < 3) fmt::print(stderr, "hetsim: unfinished: {}: {}\n", r.job_id, r.reason);
-      fmt::print(stderr, "hetsim: warning: {} of {} jobs did not finish without an --until horizon (reasons in jobs.csv)\n",
-                 out.summary.unfinished, out.summary.jobs_read);
+        if (r.status == JobStatus::Unfinished && shown++ < 3) log.note(fmt::format("unfinished: {}: {}", r.job_id, r.reason));
+      log.warning(fmt::format("{} of {} jobs did not finish without an --until horizon (reasons in jobs.csv)",
+                              out.summary.unfinished, out.summary.jobs_read));
     }
     if (out.summary.rejected > 0) {
       std::size_t shown = 0;

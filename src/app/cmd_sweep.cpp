@@ -6,7 +6,8 @@
 
 #include "commands.hpp"
 #include "hetsim/experiment/sweep.hpp"
-#include "progress.hpp"
+#include "log.hpp"
+#include "sweep_progress.hpp"
 #include "python_host.hpp"
 #include "run_options.hpp"
 
@@ -21,6 +22,8 @@ struct SweepCommandOptions {
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
+  LogLevel log_level = LogLevel::Warning;  // nothing below warnings yet: accepted for a uniform CLI
+  double progress_period_s = -1;
   bool check_invariants = false;
   std::vector<std::string> policy_files;
 };
@@ -36,6 +39,8 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--out", opts->out, "Output folder (default: out/<spec name>)");
   add_threads_option(cmd, opts->threads);
   add_quiet_flag(cmd, opts->quiet);
+  add_log_level_option(cmd, opts->log_level);
+  add_progress_period_option(cmd, opts->progress_period_s);
   cmd->add_option("--shard", opts->shard, "Run only share I of N (0-based I/N: points with index mod N == I)");
   cmd->add_flag("--fresh", opts->fresh, "Re-run points that are already done");
   cmd->add_flag("--dry-run", opts->dry_run, "Check the spec and list its points without running anything");
@@ -58,9 +63,8 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!opts->shard.empty()) so.shard = parse_shard(opts->shard);
     so.resume = !opts->fresh;
     so.check_invariants = opts->check_invariants;
-    ProgressBar bar;
-    if (!opts->quiet)
-      so.progress = [&bar](std::size_t done, std::size_t total, std::size_t failed) { bar.update(done, total, failed); };
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    attach_sweep_progress(so, bar);
     const auto t0 = std::chrono::steady_clock::now();
     const SweepCounts c = run_sweep(spec, points, registry, so);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

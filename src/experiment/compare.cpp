@@ -1,4 +1,7 @@
 #include "hetsim/experiment/compare.hpp"
+
+#include <chrono>
+#include <mutex>
 #include <algorithm>
 #include <cmath>
 
@@ -32,14 +35,17 @@ std::vector<std::string> all_metric_names(const std::vector<CompareEntry>& entri
 }  // namespace
 
 std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vector<PolicyVariant>& policies,
-                                           const PolicyRegistry& registry, int threads) {
+                                           const PolicyRegistry& registry, int threads,
+                                           const std::function<void(const CompareEntry&, double wall_s)>& on_done) {
   std::vector<CompareEntry> entries(policies.size());
+  std::mutex lock;  // serialises on_done
   parallel_for(policies.size(), threads, [&](std::size_t i) {
     CompareEntry& e = entries[i];
     e.policy = policies[i].label;
     RunSpec spec = base;
     spec.policy = policies[i].name;
     spec.params = policies[i].params;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       e.output = run_simulation(spec, registry);
       e.metrics = summary_metrics(*e.output);
@@ -47,6 +53,11 @@ std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vecto
       throw;  // an internal error, not a failed policy: parallel_for rethrows it after every run
     } catch (const std::exception& ex) {
       e.error = ex.what();
+    }
+    if (on_done) {
+      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::lock_guard<std::mutex> guard(lock);
+      on_done(e, wall_s);
     }
   });
   return entries;

@@ -14,6 +14,7 @@
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/json_file.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "portable_paths.hpp"
 
 namespace hetsim {
 namespace {
@@ -221,6 +222,20 @@ void apply(const Keys& keys, RunSpec& run, const std::string& key, const Json& v
   keys.find(key)->set(run, value);
 }
 
+// A value as the outputs show it: path kinds relative to the spec file's folder (portable).
+Json portable_value(const Keys& keys, const std::string& key, const Json& value, const std::string& spec_path) {
+  const RunKey* k = is_param_key(key) ? nullptr : keys.find(key);
+  if (!k || !portable::is_path_kind(k->kind) || !value.is_string()) return value;
+  return portable::spec_relative(value.get<std::string>(), spec_path);
+}
+
+std::vector<std::string> axis_labels(const Keys& keys, const SweepAxis& axis, const std::string& spec_path) {
+  std::vector<std::string> texts;
+  for (const Json& v : axis.values) texts.push_back(value_text(portable_value(keys, axis.key, v, spec_path)));
+  const RunKey* k = is_param_key(axis.key) ? nullptr : keys.find(axis.key);
+  return k && portable::is_path_kind(k->kind) ? portable::axis_labels(texts) : texts;
+}
+
 }  // namespace
 
 std::string value_text(const nlohmann::ordered_json& value) {
@@ -284,13 +299,14 @@ ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const st
         const std::string field = "sweep." + axis;
         if (axis == "policy") throw InputError(path, 0, field, "list policies under \"policies\", not as a sweep axis");
         if (!values.is_array() || values.empty()) throw InputError(path, 0, field, "expected a non-empty array of values");
-        SweepAxis a{axis, {}};
+        SweepAxis a{axis, {}, {}};
         std::set<std::string> seen;
         for (std::size_t i = 0; i < values.size(); ++i) {
           a.values.push_back(check_value(keys, axis, values[i], path, fmt::format("{}[{}]", field, i)));
           if (!seen.insert(value_text(a.values.back())).second)
             throw InputError(path, 0, fmt::format("{}[{}]", field, i), "value repeated on this axis");
         }
+        a.labels = axis_labels(keys, a, path);
         spec.axes.push_back(std::move(a));
       }
     } else if (key == "policy_files") {
@@ -349,14 +365,15 @@ std::vector<ExperimentPoint> expand_points(const ExperimentSpec& spec, const Pol
       fingerprint["policy"] = policy.label;
       fingerprint["policy_name"] = policy.name;
       Json settings = Json::object();
-      for (const auto& [key, value] : spec.settings) settings[key] = value;
+      for (const auto& [key, value] : spec.settings) settings[key] = portable_value(keys, key, value, spec.path);
       std::string id = policy.label;
       for (std::size_t a = 0; a < spec.axes.size(); ++a) {
         const Json& value = spec.axes[a].values[at[a]];
         apply(keys, p.run, spec.axes[a].key, value);
-        p.axis_values.emplace_back(spec.axes[a].key, value_text(value));
-        settings[spec.axes[a].key] = value;
-        id += "__" + spec.axes[a].key + "=" + value_text(value);
+        const std::string& label = spec.axes[a].labels[at[a]];
+        p.axis_values.emplace_back(spec.axes[a].key, label);
+        settings[spec.axes[a].key] = portable_value(keys, spec.axes[a].key, value, spec.path);
+        id += "__" + spec.axes[a].key + "=" + label;
       }
       if (!p.run.workload.empty() && !restart_given) p.run.mechanism.restart_overhead_s = kPolluxRestartOverheadS;
       fingerprint["settings"] = std::move(settings);

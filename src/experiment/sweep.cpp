@@ -1,5 +1,6 @@
 #include "hetsim/experiment/sweep.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
 #include <exception>
@@ -101,6 +102,7 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
       const ExperimentPoint& p = *to_run[i];
       const fs::path dir = out / "points" / p.id;
       std::exception_ptr broken;  // counted as failed (FAILED holds it), then rethrown
+      const auto t0 = std::chrono::steady_clock::now();
       try {
         run_point(p, dir, registry, options.check_invariants);
       } catch (const InvariantViolation&) {
@@ -111,6 +113,8 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
         std::lock_guard<std::mutex> guard(lock);
         ++finished;
         if (!ok) ++failed;
+        if (options.point_done)
+          options.point_done(p, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
         if (options.progress) options.progress(finished, to_run.size(), failed);
       }
       if (broken) std::rethrow_exception(broken);

@@ -1,6 +1,7 @@
 #include "hetsim/metrics/summary.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -214,7 +215,10 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["utilization_by_type"] = by_type;
   nlohmann::ordered_json hours = nlohmann::ordered_json::object();
   for (const auto& [k, v] : s.gpu_hours_by_type) hours[k] = round6(v);
-  j["gpu_hours_by_type"] = hours;
+  j["gpu_hours_by_type"] = hours;  // kept for readers of 0.2.0 outputs; busy_gpu_s_by_type is the seconds twin
+  nlohmann::ordered_json seconds = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.gpu_hours_by_type) seconds[k] = round6(v * 3600.0);
+  j["busy_gpu_s_by_type"] = seconds;
   j["preemptions"] = s.preemptions;
   j["restarts"] = s.restarts;
   j["restart_s"] = round6(s.restart_s);
@@ -230,7 +234,9 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["solver_node_limits"] = s.solver_node_limits;
   j["solver_time_limits"] = s.solver_time_limits;
   j["cluster"] = info.cluster;
-  j["trace"] = info.trace;
+  // The trace's file name, not its path: outputs must not carry the machine's folders (portable
+  // results); the stdout table still names the whole path.
+  j["trace"] = std::filesystem::path(info.trace).filename().string();
   j["format"] = info.format;
   j["policy"] = info.policy;
   j["placement"] = info.placement;

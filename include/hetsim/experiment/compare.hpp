@@ -1,5 +1,6 @@
 #pragma once
 /// Several policies on the same inputs, run in parallel threads, as one table (`hetsim compare`).
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -22,9 +23,11 @@ struct CompareEntry {
 
 /// Runs `base` once per policy variant (policy and parameters replaced) on `threads` threads.
 /// Entries come back in the order of `policies` whatever the thread timing. A failing run is
-/// reported in its entry; the others still run.
+/// reported in its entry; the others still run. `on_done` (optional) hears of each finished run
+/// with its wall time, serialised, in finishing order (progress on stderr; no output records it).
 std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vector<PolicyVariant>& policies,
-                                           const PolicyRegistry& registry, int threads);
+                                           const PolicyRegistry& registry, int threads,
+                                           const std::function<void(const CompareEntry&, double wall_s)>& on_done = {});
 
 /// A column of the comparison table.
 struct CompareColumn {

@@ -25,6 +25,10 @@ struct PolicyVariant {
 struct SweepAxis {
   std::string key;
   std::vector<nlohmann::ordered_json> values;
+  /// How each value appears in point ids and results tables: the value itself, or for a file or
+  /// folder the fewest trailing path components that tell the axis's values apart (never an
+  /// absolute path).
+  std::vector<std::string> labels;
 };
 
 /// A parsed, validated experiment spec.
@@ -44,9 +48,10 @@ struct ExperimentPoint {
   std::size_t index = 0;  ///< position in expansion order (axes nested in spec order, policies innermost)
   std::string id;         ///< unique folder name, e.g. "fifo__generator.jobs_per_hour=4__seed=0"
   std::string policy;     ///< the PolicyVariant label
-  std::vector<std::pair<std::string, std::string>> axis_values;  ///< axis key -> value as text
+  std::vector<std::pair<std::string, std::string>> axis_values;  ///< axis key -> its label (SweepAxis::labels)
   RunSpec run;
-  /// Canonical JSON of everything that defines the run (written as point.json; resume compares it).
+  /// Canonical JSON of everything that defines the run (written as point.json; resume compares it),
+  /// with paths relative to the spec file's folder.
   std::string fingerprint;
 };
 

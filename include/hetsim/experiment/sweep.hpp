@@ -42,6 +42,9 @@ struct SweepOptions {
   /// Called after each point finishes (from a worker thread, serialised): points finished so far
   /// in this invocation, points to run in it, failures so far.
   std::function<void(std::size_t finished, std::size_t to_run, std::size_t failed)> progress;
+  /// Called after each point finishes (serialised, before `progress`): the point, its wall time,
+  /// whether it completed. For stderr only: no output file records timing.
+  std::function<void(const ExperimentPoint& point, double wall_s, bool ok)> point_done;
 };
 
 /// Counts of one sweep invocation.

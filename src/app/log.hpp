@@ -1,0 +1,50 @@
+#pragma once
+// The CLI's one logger: warnings and notes on stderr, filtered by --log-level. Owned by a
+// command's action and passed where needed (no global state).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/core.h>
+#include <string>
+
+namespace hetsim::app {
+
+enum class LogLevel { Error, Warning, Info };
+
+class Logger {
+ public:
+  explicit Logger(LogLevel level = LogLevel::Warning, std::FILE* out = stderr) : level_(level), out_(out) {}
+  /// "hetsim: warning: ..." unless --log-level error.
+  void warning(const std::string& text) const {
+    if (level_ >= LogLevel::Warning) fmt::print(out_, "hetsim: warning: {}\n", text);
+  }
+  /// A note about the inputs ("hetsim: ..."), shown with warnings.
+  void note(const std::string& text) const {
+    if (level_ >= LogLevel::Warning) fmt::print(out_, "hetsim: {}\n", text);
+  }
+  /// Detail shown only with --log-level info.
+  void info(const std::string& text) const {
+    if (level_ >= LogLevel::Info) fmt::print(out_, "hetsim: info: {}\n", text);
+  }
+
+ private:
+  LogLevel level_;
+  std::FILE* out_;
+};
+
+/// `--log-level error|warning|info` (default warning); another value is a usage error (exit 2).
+inline void add_log_level_option(CLI::App* cmd, LogLevel& level) {
+  cmd->add_option("--log-level", level,
+                  "What goes to stderr besides errors: error (errors only), warning (default: also warnings and "
+                  "input notes), info (also detail)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, LogLevel>{{"error", LogLevel::Error}, {"warning", LogLevel::Warning}, {"info", LogLevel::Info}},
+          CLI::ignore_case));
+}
+
+/// Hidden `--progress-period S`: seconds before the first progress line and between lines (tests
+/// set 0 to see lines from a short run without timing anything).
+inline void add_progress_period_option(CLI::App* cmd, double& period_s) {
+  cmd->add_option("--progress-period", period_s)->group("")->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace hetsim::app
