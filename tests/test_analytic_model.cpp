@@ -104,7 +104,7 @@ TEST_CASE("analytic: admission checks", "[analytic]") {
   const Cluster c = mixed_cluster();
   const AnalyticModel m(c, mixed_profile(), AnalyticConfig{});
   CHECK_FALSE(m.check_job(iter_job("a", "m", 1, 1), c));
-  CHECK(m.check_job(iter_job("b", "unknown", 1, 1), c)->find("no gradient size") != std::string::npos);
+  CHECK(m.check_job(iter_job("b", "unknown", 1, 1), c)->find("is not in the profile") != std::string::npos);
   JobSpec secs = iter_job("c", "m", 1, 1);
   secs.unit = WorkUnit::ReferenceSeconds;
   CHECK(m.check_job(secs, c)->find("iterations") != std::string::npos);

@@ -139,7 +139,7 @@ TEST_CASE("cli scaling: the fallback job types run, CSV written", "[scaling][cli
 
 TEST_CASE("cli scaling: bad input exits 2 naming the option", "[scaling][cli]") {
   const std::string types = " --job-types " + std::string(HETSIM_SOURCE_DIR) + "/experiments/isorc/job_types.json";
-  expect_input_error("scaling" + types + " --job-type nope", "--job-type");
+  expect_input_error("scaling" + types + " --job-type nope", "job type 'nope' is not in the profile");
   expect_input_error("scaling" + types + " --cluster no-such-cluster", "no-such-cluster");
   expect_input_error("scaling" + types + " --max-nodes 0", "--max-nodes");
   expect_input_error("scaling" + types + " --max-nodes 999", "--max-nodes");

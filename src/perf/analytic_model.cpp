@@ -148,12 +148,17 @@ std::optional<std::string> AnalyticModel::check_job(const JobSpec& job, const Cl
   if (job.unit != WorkUnit::Iterations)
     return fmt::format("job {}: analytic needs work in iterations, but the job's work is in {}", job.id,
                        to_string(job.unit));
+  bool any_step = false;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
+    any_step = any_step || profile_->step_time_s(job, static_cast<GpuTypeId>(t)) > 0.0;
+  if (!profile_->gradient_bytes(job) && !any_step)
+    return fmt::format("job {}: job type '{}' is not in the profile {} (no step time, no gradient size)", job.id,
+                       job.job_type, profile_->source());
   if (!profile_->gradient_bytes(job))
     return fmt::format("job {}: analytic model has no gradient size for job type '{}' (profile {}); give it in a "
                        "job-types JSON (docs/models.md)",
                        job.id, job.job_type, profile_->source());
-  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
-    if (profile_->step_time_s(job, static_cast<GpuTypeId>(t)) > 0.0) return std::nullopt;
+  if (any_step) return std::nullopt;
   return fmt::format("job {}: job type '{}' has no single-GPU step time for any GPU type of the cluster in {}", job.id,
                      job.job_type, profile_->source());
 }

@@ -1,5 +1,6 @@
 #include "views.hpp"
 
+#include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
@@ -34,6 +35,29 @@ py::capsule borrowed(const void* owner) { return py::capsule(owner, [](void*) {}
 const PolicyView& live(const EventView& v) {
   if (!v.base) throw std::runtime_error("hetsim view used after its scheduling pass (keep copies of arrays instead)");
   return *v.base;
+}
+
+// A job a method names by index: out of range is the policy's error (IndexError), not a crash.
+const JobRuntime& job_at(const EventView& v, JobIndex j) {
+  const PolicyView& ctx = live(v);
+  const auto count = static_cast<JobIndex>(ctx.job_count());
+  if (j < 0 || j >= count) throw py::index_error(fmt::format("job index {} out of range [0, {})", j, count));
+  return ctx.job(j);
+}
+
+// (speed, others' rate loss) if job j started on `gpus` now under --network shared; (1, 0) when
+// the network is not shared or the GPUs use no shared link.
+py::tuple network_join(const EventView& v, JobIndex j, const std::vector<GpuId>& gpus) {
+  const PolicyView& ctx = live(v);
+  const JobRuntime& job = job_at(v, j);
+  const auto total = static_cast<GpuId>(ctx.cluster().total_gpus());
+  for (GpuId g : gpus)
+    if (g < 0 || g >= total) throw py::index_error(fmt::format("GPU {} out of range [0, {})", g, total));
+  if (!ctx.network()) return py::make_tuple(1.0, 0.0);
+  const std::optional<NetworkDemand> demand = ctx.model().network_demand(*job.spec, gpus);
+  if (!demand) return py::make_tuple(1.0, 0.0);
+  const JoinEffect e = ctx.network()->join_effect(*demand);
+  return py::make_tuple(e.speed, e.others_rate_loss);
 }
 
 // One value per active job into `out` (resized), in the order of `jobs`.
@@ -227,12 +251,18 @@ void define_views(py::module_& m) {
   };
   for (std::size_t f = 0; f < kViewFields; ++f)
     view.def_property_readonly(names[f][0], [f](EventView& v) { return v.get(static_cast<ViewField>(f)); }, names[f][1]);
-  view.def("job_name", [](const EventView& v, JobIndex j) { return live(v).job(j).spec->id; }, py::arg("job"))
-      .def("gpus", [](const EventView& v, JobIndex j) { return live(v).job(j).gpus; }, py::arg("job"),
+  view.def("job_name", [](const EventView& v, JobIndex j) { return job_at(v, j).spec->id; }, py::arg("job"))
+      .def("gpus", [](const EventView& v, JobIndex j) { return job_at(v, j).gpus; }, py::arg("job"),
            "exact GPUs the job holds")
       .def("rate", [](const EventView& v, JobIndex j, GpuTypeId t, int count) {
-             return live(v).rate_on_type(*live(v).job(j).spec, t, count);
-           }, py::arg("job"), py::arg("gpu_type"), py::arg("count"), "work units/s on `count` GPUs of a type");
+             return live(v).rate_on_type(*job_at(v, j).spec, t, count);
+           }, py::arg("job"), py::arg("gpu_type"), py::arg("count"), "work units/s on `count` GPUs of a type")
+      .def_property_readonly("shared_network", [](const EventView& v) { return live(v).network() != nullptr; },
+                             "True under --network shared (jobs share NICs and uplinks)")
+      .def("network_join", &network_join, py::arg("job"), py::arg("gpus"),
+           "(speed, others_rate_loss) if a job not running now started on these GPUs: its transfer speed "
+           "relative to alone and the summed relative rate loss of the running jobs it would slow; (1, 0) "
+           "when the network is not shared or the GPUs use no shared link");
   py::class_<AllocView>(m, "AllocationView", "What an allocation policy's allocate(view) sees (docs/python.md)")
       .def_readonly("now_s", &AllocView::now_s)
       .def_readonly("jobs", &AllocView::jobs, "job index of each row, arrival order")

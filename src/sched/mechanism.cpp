@@ -41,7 +41,7 @@ MechanismStats Mechanism::run() {
                  fmt::format("would finish beyond the simulation horizon of {:.0e} s on its GPUs", kMaxSimSeconds),
                  tick_beyond_horizon_
                      ? fmt::format("waiting for the next round, beyond the simulation horizon of {:.0e} s", kMaxSimSeconds)
-                     : std::string("still waiting when no event was left: the policy never gave it GPUs")};
+                     : std::string("still waiting when no event was left: the policy left it without GPUs")};
     table_.end_unfinished(sim_.now(), end, [this](JobRuntime& job) { advance(job); });
   }
   table_.end_run(sim_.now());
@@ -128,7 +128,7 @@ void Mechanism::on_round_tick() {
   idle_rounds_ = table_.running().empty() && arrived_ == workload_.jobs.size() ? idle_rounds_ + 1 : 0;
   if (idle_rounds_ >= kMaxIdleRounds) {
     const std::string why = fmt::format("still waiting after {} rounds with nothing running and nothing left to "
-                                        "arrive: the policy never gave it GPUs", kMaxIdleRounds);
+                                        "arrive: the policy left it without GPUs", kMaxIdleRounds);
     table_.end_unfinished(sim_.now(), EndOfRun{StopReason::RunEnded, why, why}, [this](JobRuntime& job) { advance(job); });
     ended_ = true;
     sim_.stop();

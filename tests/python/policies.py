@@ -115,3 +115,21 @@ class WithParams(hetsim.Policy):
     def schedule(self, view):
         WithParams.seen.append((self.params["alpha"], self.params["mode"], self.seed))
         return None
+
+
+class ProbeNetwork(hetsim.Policy):
+    """starts job 0 on GPUs 0, 1 (dgx-0) and 4, 5 (dgx-1) and records (in the class: runs build
+    their own instance), once it runs, what a job on the other four GPUs of those nodes would get
+    from the shared network"""
+
+    shared = []
+    joins = []
+
+    def schedule(self, view):
+        ProbeNetwork.shared.append(view.shared_network)
+        if view.running.any():
+            ProbeNetwork.joins.append(view.network_join(1, [2, 3, 6, 7]))
+        pending = [j for j, r in zip(view.jobs, view.running) if not r]
+        if 0 in pending:
+            return hetsim.Decision(jobs=[0], gpu_types=[0], gpu_counts=[4], gpus=[[0, 1, 4, 5]])
+        return None

@@ -49,7 +49,7 @@ def test_malformed_arrays_are_errors_naming_the_entry():
 def test_a_policy_that_never_gives_gpus_ends_with_unfinished_jobs():
     r = hetsim.run(cluster="default", policy=policies.Nothing)
     assert (r.jobs["status"] == "unfinished").all()
-    assert "the policy never gave it GPUs" in r.jobs["reason"].iloc[0]
+    assert "the policy left it without GPUs" in r.jobs["reason"].iloc[0]
     r = hetsim.run(cluster="default", policy=policies.Nothing, interval_s=600)
     assert (r.jobs["status"] == "unfinished").all()
     r = hetsim.run(cluster="default", policy=policies.ZeroShares)

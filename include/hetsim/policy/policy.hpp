@@ -68,6 +68,8 @@ class PolicyView {
   std::span<const JobIndex> changed() const { return changed_; }
   /// State of any job.
   const JobRuntime& job(JobIndex j) const { return (*jobs_)[static_cast<std::size_t>(j)]; }
+  /// Jobs of the run (valid indices are 0 .. job_count() - 1).
+  std::size_t job_count() const { return jobs_->size(); }
   /// Remaining work of a job brought up to now (without changing it).
   double remaining_work(JobIndex j) const;
   /// Work done by a job brought up to now exactly (progress-dependent rates integrated piece by
