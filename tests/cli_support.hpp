@@ -12,9 +12,11 @@ struct CliResult {
   std::string output;  ///< stdout and stderr together
 };
 
-/// Runs `hetsim ARGS` through the shell (ARGS is shell text) and collects its output.
-inline CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
+/// Runs `hetsim ARGS` through the shell (ARGS is shell text), from `cwd` when given (paths in ARGS
+/// are then relative to it), and collects its output.
+inline CliResult run_cli(const std::string& args, const std::string& cwd = "") {
+  const std::string cd = cwd.empty() ? std::string() : "cd '" + cwd + "' && ";
+  const std::string cmd = cd + std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;

@@ -3,14 +3,13 @@
 // names the right reader, every command of traces/README.md runs and exits 0, and every file there
 // is described in the README.
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
 #include "hetsim/cluster/cluster_spec.hpp"
@@ -44,16 +43,10 @@ std::vector<std::string> readme_commands() {
 
 // Runs `hetsim ARGS` from the repository root (the README's paths are relative to it).
 int run_from_root(const std::string& args) {
-  const std::string cmd = "cd '" + std::string(HETSIM_SOURCE_DIR) + "' && " + HETSIM_CLI_PATH + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  const int status = pclose(pipe);
-  INFO(output);
-  CHECK(WIFEXITED(status));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const hetsim::test::CliResult r = hetsim::test::run_cli(args, HETSIM_SOURCE_DIR);
+  INFO(r.output);
+  CHECK(r.exit_code >= 0);  // exited (not killed by a signal)
+  return r.exit_code;
 }
 
 }  // namespace
