@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hetsim needs, only those missing. Idempotent; silent when all are
 # present. Run as root (or with sudo available) on Debian 12.
+#
+#   bash scripts/setup.sh           # what building and testing hetsim needs
+#   bash scripts/setup.sh --slurm   # that, plus Slurm and MUNGE for scripts/slurm-test.sh
 set -euo pipefail
+slurm=0
+for arg in "$@"; do
+  case $arg in
+    --slurm) slurm=1 ;;
+    *) echo "setup: unknown option $arg (only --slurm)" >&2; exit 2 ;;
+  esac
+done
 packages=(
   build-essential cmake          # compiler and build
   graphviz                       # `dot` to render `hetsim topology --dot` graphs
@@ -20,6 +30,10 @@ packages=(
   time                           # /usr/bin/time for the benchmarks
   clang libclang-rt-14-dev       # scripts/fuzz.sh: clang++ and libFuzzer (libclang_rt.fuzzer), its sanitizers
 )
+# Opt-in: scripts/slurm-test.sh starts a one-node Slurm (slurmctld, slurmd, the sbatch/squeue
+# clients) with MUNGE authentication on localhost to run scripts/slurm-sweep.sh for real.
+# The packages' own services are not used: the test starts its daemons with its own configuration.
+if [ "$slurm" -eq 1 ]; then packages+=(slurm-wlm munge); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
