@@ -29,7 +29,7 @@ struct CheckOptions {
   int threads = 2;
   std::string out;
   bool quiet = false;
-  LogLevel log_level = LogLevel::Warning;  // nothing below warnings yet: accepted for a uniform CLI
+  LogLevel log_level = LogLevel::Warning;
   double progress_period_s = -1;
   std::vector<std::string> policy_files;
 };
@@ -79,8 +79,11 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     so.threads = opts->threads;
     so.resume = false;  // a gate must measure the code as it is now
     ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
-    attach_sweep_progress(so, bar);
+    const Logger log(opts->log_level);
+    SweepWarnings warnings;
+    attach_sweep_progress(so, bar, log, warnings);
     const SweepCounts c = run_sweep(spec, points, registry, so);
+    warnings.report(log);
     const fs::path results = fs::path(so.out_dir) / "results.csv";
     if (c.failed > 0) {
       fmt::print(stderr, "hetsim: {} of {} points failed (errors in {}/failures.csv); exit code {}\n", c.failed,

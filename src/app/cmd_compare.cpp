@@ -13,6 +13,7 @@
 #include "hetsim/util/parse.hpp"
 #include "python_host.hpp"
 #include "log.hpp"
+#include "run_warnings.hpp"
 #include "progress.hpp"
 #include "run_options.hpp"
 
@@ -111,6 +112,15 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
       write_compare_outputs(opts->out, entries);
       if (!opts->quiet) fmt::print("outputs: {}/compare.csv, {}/compare.json, {}/<policy>/\n", opts->out, opts->out, opts->out);
     }
+    const Logger log(opts->log_level);
+    const bool horizon = base.mechanism.until_s.has_value();
+    for (const CompareEntry& e : entries)
+      if (e.output) {  // the inputs are shared: their notes once
+        for (const std::string& n : e.output->model_notes) log.note(n);
+        break;
+      }
+    for (const CompareEntry& e : entries)
+      if (e.output) log_run_warnings_only(log, *e.output, horizon, e.policy + ": ");
     int code = kOk;
     for (const CompareEntry& e : entries) {
       if (!e.error.empty()) {

@@ -7,12 +7,14 @@
 #include "commands.hpp"
 #include "hetsim/perf/predict_check.hpp"
 #include "hetsim/util/error.hpp"
+#include "log.hpp"
 #include "run_options.hpp"
 
 namespace hetsim::app {
 namespace {
 
 struct PredictCheckOptions {
+  LogLevel log_level = LogLevel::Warning;
   std::string heet = std::string("../shared/data/heet-prototype/profiles.json");
   std::string gavel = std::string("../shared/data/gavel/simulation_throughputs.json");
   std::string sia = std::string("../shared/data/sia/traces");
@@ -57,6 +59,7 @@ Action add_predict_check_command(CLI::App& app) {
                   "'all-new': every job type keeps only its profiled share; 'new-job': the other job types are "
                   "fully profiled and one group of job types per trial is new (Heet's online setting)")
       ->capture_default_str();
+  add_log_level_option(cmd, o->log_level);
   cmd->add_option("--seed", o->seed, "Seed of the hidings and initialisations, 0 .. 2^64-1")
       ->capture_default_str()
       ->check(seed_validator());
@@ -90,11 +93,12 @@ Action add_predict_check_command(CLI::App& app) {
     fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>4} {:>4}\n", "data set",
                "prof.%", "known", "hidden", "CF med", "CF p90", "lin med", "lin p90", "2D med", "2D p90", "terms",
                "rank", "pair");
+    const Logger log(o->log_level);
     int datasets = 0;
     for (const Set& s : sets) {
       if (s.path.empty()) continue;
       if (!std::filesystem::exists(s.path)) {
-        fmt::print(stderr, "hetsim: warning: {} skipped: {} not found\n", s.name, s.path);
+        log.warning(fmt::format("{} skipped: {} not found", s.name, s.path));
         continue;
       }
       ++datasets;
@@ -105,7 +109,7 @@ Action add_predict_check_command(CLI::App& app) {
             "{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>6} {:>4} {:>4}\n",
             s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct, r.linear.p90_pct,
             r.matrix2d.median_pct, r.matrix2d.p90_pct, r.terms, r.rank, r.pair_rank);
-        for (const std::string& w : r.warnings) fmt::print(stderr, "hetsim: warning: {} at {:.0f}%: {}\n", s.name, 100.0 * f, w);
+        for (const std::string& w : r.warnings) log.warning(fmt::format("{} at {:.0f}%: {}", s.name, 100.0 * f, w));
       }
       fmt::print("{:<15} tensor {} jobs x {} GPU types x {} configurations, {} measured cells ({}), {} measured as "
                  "cannot-run (excluded)\n",

@@ -1,10 +1,12 @@
-// `hetsim run`: one simulation, summary on stdout, jobs.csv + summary.json with --out, a Chrome
-// trace-event timeline and a utilisation CSV with --timeline.
+// `hetsim run`: one simulation, summary on stdout, jobs.csv + summary.json with --out; with
+// --timeline, a Chrome trace-event timeline, its allocations as CSV and a utilisation CSV, all
+// streamed while the run goes.
 #include <chrono>
 #include <filesystem>
 #include <fmt/core.h>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "hetsim/metrics/timeline.hpp"
@@ -15,6 +17,7 @@
 #include "progress.hpp"
 #include "python_host.hpp"
 #include "run_options.hpp"
+#include "run_warnings.hpp"
 
 namespace hetsim::app {
 namespace {
@@ -28,12 +31,28 @@ struct RunCommandOptions {
   double progress_period_s = -1;  // < 0: the defaults (1 s before the first line, then every 5 s)
 };
 
-// FILE.json -> FILE.utilization.csv (FILE -> FILE.utilization.csv without an extension).
-std::string utilization_path(const std::string& timeline) {
+// FILE.json -> FILE.<what>.csv (FILE -> FILE.<what>.csv without an extension).
+std::string sibling_csv(const std::string& timeline, const char* what) {
   std::filesystem::path p(timeline);
   if (p.extension() == ".json") p.replace_extension();
-  return p.string() + ".utilization.csv";
+  return p.string() + "." + what + ".csv";
 }
+
+// The three files of --timeline, open (as hidden temporaries) from before the run to its end.
+struct TimelineFiles {
+  StreamedOutputFile trace, allocations, utilization;
+  TimelineRecorder timeline{trace.stream(), &allocations.stream()};
+  UtilizationRecorder busy{utilization.stream()};
+  explicit TimelineFiles(const std::string& path)
+      : trace(path, "--timeline"),
+        allocations(sibling_csv(path, "allocations"), "--timeline"),
+        utilization(sibling_csv(path, "utilization"), "--timeline") {}
+  void commit() {
+    trace.commit();
+    allocations.commit();
+    utilization.commit();
+  }
+};
 
 }  // namespace
 
@@ -45,8 +64,9 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   add_run_spec_options(cmd, opts->run);
   cmd->add_option("--out", opts->out, "Write DIR/jobs.csv and DIR/summary.json");
   cmd->add_option("--timeline", opts->timeline,
-                  "Write the run as Chrome trace-event JSON to FILE (open in Perfetto or chrome://tracing), and "
-                  "busy GPUs over time to FILE's stem + .utilization.csv");
+                  "Write the run as Chrome trace-event JSON to FILE (open it in ui.perfetto.dev), its allocations "
+                  "to FILE's stem + .allocations.csv and busy GPUs and queued jobs over time to FILE's stem + "
+                  ".utilization.csv, streamed while the run goes (hetsim report draws them)");
   add_quiet_flag(cmd, opts->quiet);
   add_log_level_option(cmd, opts->log_level);
   add_progress_period_option(cmd, opts->progress_period_s);
@@ -57,14 +77,14 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
     // Where the results go is checked before they are computed.
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
+    std::optional<TimelineFiles> timeline;
+    std::vector<JobEventSink*> sinks;
     if (!opts->timeline.empty()) {
       check_output_file(opts->timeline, "--timeline");
-      check_output_file(utilization_path(opts->timeline), "--timeline");
+      for (const char* what : {"allocations", "utilization"}) check_output_file(sibling_csv(opts->timeline, what), "--timeline");
+      timeline.emplace(opts->timeline);
+      sinks = {&timeline->timeline, &timeline->busy};
     }
-    TimelineRecorder timeline;
-    UtilizationRecorder utilization;
-    std::vector<JobEventSink*> sinks;
-    if (!opts->timeline.empty()) sinks = {&timeline, &utilization};
     RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
     if (!opts->quiet) sinks.push_back(&progress);
     const Logger log(opts->log_level);
@@ -78,32 +98,14 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       std::cout.flush();
     }
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
-    if (!opts->timeline.empty()) {
-      write_file_checked(opts->timeline, "--timeline", [&](std::ostream& out) { timeline.write(out); });
-      write_file_checked(utilization_path(opts->timeline), "--timeline",
-                         [&](std::ostream& out) { utilization.write_csv(out); });
-    }
+    if (timeline) timeline->commit();
     if (!opts->quiet) {
       if (!opts->out.empty()) fmt::print("outputs: {}/jobs.csv, {}/summary.json\n", opts->out, opts->out);
       if (!opts->timeline.empty())
-        fmt::print("timeline: {} (Perfetto / chrome://tracing), {}\n", opts->timeline, utilization_path(opts->timeline));
+        fmt::print("timeline: {} (ui.perfetto.dev), {}, {} (hetsim report DIR draws them)\n", opts->timeline,
+                   sibling_csv(opts->timeline, "allocations"), sibling_csv(opts->timeline, "utilization"));
     }
-    for (const std::string& n : out.model_notes) log.note(n);
-    for (const std::string& w : out.stats.warnings) log.warning(w);
-    if (out.summary.solver_time_limits > 0)
-      log.warning(fmt::format("{} solver searches stopped at the wall-time safety net; their answers, and so "
-                              "this run's results, depend on machine speed and load (solver_time_limits in summary.json)",
-                              out.summary.solver_time_limits));
-    if (out.stats.refused_requests > out.stats.warnings.size())
-      log.warning(fmt::format("{} more refused policy requests", out.stats.refused_requests - out.stats.warnings.size()));
-    if (out.summary.unfinished > 0 && !spec.mechanism.until_s) {
-      // Without --until every job should finish; say so on stderr, not only in jobs.csv.
-      std::size_t shown = 0;
-      for (const JobRecord& r : out.records)
-        if (r.status == JobStatus::Unfinished && shown++ < 3) log.note(fmt::format("unfinished: {}: {}", r.job_id, r.reason));
-      log.warning(fmt::format("{} of {} jobs did not finish without an --until horizon (reasons in jobs.csv)",
-                              out.summary.unfinished, out.summary.jobs_read));
-    }
+    log_run_warnings(log, out, spec.mechanism.until_s.has_value());
     if (out.summary.rejected > 0) {
       std::size_t shown = 0;
       for (const JobRecord& r : out.records) {

@@ -22,7 +22,7 @@ struct SweepCommandOptions {
   bool fresh = false;
   bool dry_run = false;
   bool quiet = false;
-  LogLevel log_level = LogLevel::Warning;  // nothing below warnings yet: accepted for a uniform CLI
+  LogLevel log_level = LogLevel::Warning;
   double progress_period_s = -1;
   bool check_invariants = false;
   std::vector<std::string> policy_files;
@@ -64,9 +64,12 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     so.resume = !opts->fresh;
     so.check_invariants = opts->check_invariants;
     ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
-    attach_sweep_progress(so, bar);
+    const Logger log(opts->log_level);
+    SweepWarnings warnings;
+    attach_sweep_progress(so, bar, log, warnings);
     const auto t0 = std::chrono::steady_clock::now();
     const SweepCounts c = run_sweep(spec, points, registry, so);
+    warnings.report(log);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::string suffix = so.shard.count > 1 ? fmt::format(".shard-{}-of-{}", so.shard.index, so.shard.count) : "";
     if (!opts->quiet) {

@@ -41,5 +41,7 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry);
 Action add_model_command(CLI::App& app);
 /// Adds `scaling` (the ISORC'24 experiment: speed-up against nodes per synchronisation scheme).
 Action add_scaling_command(CLI::App& app);
+/// Adds `report` (a self-contained HTML page of a run, compare or sweep folder; scripts/report.py).
+Action add_report_command(CLI::App& app);
 
 }  // namespace hetsim::app

@@ -21,6 +21,7 @@ class Logger {
   void note(const std::string& text) const {
     if (level_ >= LogLevel::Warning) fmt::print(out_, "hetsim: {}\n", text);
   }
+  bool shows_info() const { return level_ >= LogLevel::Info; }
   /// Detail shown only with --log-level info.
   void info(const std::string& text) const {
     if (level_ >= LogLevel::Info) fmt::print(out_, "hetsim: info: {}\n", text);

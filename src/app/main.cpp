@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add("predict-check", app::add_predict_check_command(app));
   add("topology", app::add_topology_command(app));
   add("scaling", app::add_scaling_command(app));
+  add("report", app::add_report_command(app));
   app::refuse_empty_numbers(app);
   try {
     app.parse(argc, argv);

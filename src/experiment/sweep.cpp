@@ -31,8 +31,9 @@ std::string done_marker(const fs::path& dir) {
 // DONE and is redone on resume. A point whose outputs cannot be written (full disk) fails like
 // one whose run fails: FAILED holds the error, and no DONE points at truncated files.
 // A broken invariant (an internal error) is recorded the same way and then rethrown.
-void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry,
-               bool check_invariants) {
+// Returns the run's warnings (for stderr; no output file records them).
+std::vector<std::string> run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry,
+                                   bool check_invariants) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir.string(), 0, "--out", "cannot create folder: " + ec.message());
@@ -40,14 +41,20 @@ void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRe
   fs::remove(dir / "FAILED", ec);
   try {
     write_text_checked(dir / "point.json", "--out", point.fingerprint);
-    UtilizationRecorder utilization;
+    StreamedOutputFile utilization_csv(dir / "utilization.csv", "--out");
+    UtilizationRecorder utilization(utilization_csv.stream());
     JobEventSink* sinks[] = {&utilization};
     RunSpec run = point.run;  // the checks are no part of the point (nor of its fingerprint)
     run.mechanism.check_invariants = run.mechanism.check_invariants || check_invariants;
     RunOutput out = run_simulation(run, registry, sinks);
     write_run_outputs(dir.string(), out);
-    write_file_checked(dir / "utilization.csv", "--out", [&](std::ostream& csv) { utilization.write_csv(csv); });
+    utilization_csv.commit();
     write_text_checked(dir / "DONE", "--out", done_marker(dir));
+    std::vector<std::string> warnings = out.stats.warnings;
+    if (out.summary.solver_time_limits > 0)
+      warnings.push_back(fmt::format("{} solver searches stopped at the wall-time safety net (results depend on "
+                                     "machine speed)", out.summary.solver_time_limits));
+    return warnings;
   } catch (const std::exception& e) {
     fs::remove(dir / "DONE", ec);
     try {
@@ -58,6 +65,7 @@ void run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRe
     }
     if (dynamic_cast<const InvariantViolation*>(&e)) throw;
   }
+  return {};
 }
 
 }  // namespace
@@ -103,8 +111,9 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
       const fs::path dir = out / "points" / p.id;
       std::exception_ptr broken;  // counted as failed (FAILED holds it), then rethrown
       const auto t0 = std::chrono::steady_clock::now();
+      std::vector<std::string> warnings;
       try {
-        run_point(p, dir, registry, options.check_invariants);
+        warnings = run_point(p, dir, registry, options.check_invariants);
       } catch (const InvariantViolation&) {
         broken = std::current_exception();
       }
@@ -114,7 +123,8 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
         ++finished;
         if (!ok) ++failed;
         if (options.point_done)
-          options.point_done(p, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
+          options.point_done(p, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok,
+                             warnings);
         if (options.progress) options.progress(finished, to_run.size(), failed);
       }
       if (broken) std::rethrow_exception(broken);

@@ -27,52 +27,92 @@ std::filesystem::path temporary_sibling(const std::filesystem::path& file) {
   return file.parent_path() / fmt::format(".{}.tmp-{}-{:x}", file.filename().string(), ::getpid(), thread);
 }
 
-// Writes `file` in place (the stream checks of write_file_checked, no rename); errors name `shown`
-// (the final name, when `file` is its temporary).
-void write_in_place(const std::filesystem::path& file, const std::string& field,
-                    const std::function<void(std::ostream&)>& write, const std::filesystem::path* shown = nullptr) {
-  const std::filesystem::path& name = shown ? *shown : file;
+// An empty file created and closed, to learn now whether a folder takes files.
+void write_probe(const std::filesystem::path& file, const std::string& field) {
   errno = 0;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) fail(name, field, errno);
-  write(out);
-  // Take errno as soon as the stream goes bad: later calls may overwrite it.
-  if (!out) fail(name, field, errno);
-  errno = 0;
-  out.flush();
-  if (!out) fail(name, field, errno);
+  if (!out) fail(file, field, errno);
   errno = 0;
   out.close();
-  if (out.fail()) fail(name, field, errno);
+  if (out.fail()) fail(file, field, errno);
 }
 
 }  // namespace
 
-void write_file_checked(const std::filesystem::path& file, const std::string& field,
-                        const std::function<void(std::ostream&)>& write) {
+// A streamed file fails long before commit() looks (a full disk mid-run), and errno has been
+// overwritten by then: the buffer keeps the errno of the first write that failed.
+class StreamedOutputFile::Buffer : public std::filebuf {
+ public:
+  int first_errno = 0;
+
+ protected:
+  int_type overflow(int_type c) override {
+    errno = 0;
+    const int_type r = std::filebuf::overflow(c);
+    if (traits_type::eq_int_type(r, traits_type::eof())) keep_errno();
+    return r;
+  }
+  std::streamsize xsputn(const char_type* s, std::streamsize n) override {
+    errno = 0;
+    const std::streamsize r = std::filebuf::xsputn(s, n);
+    if (r < n) keep_errno();
+    return r;
+  }
+  int sync() override {
+    errno = 0;
+    const int r = std::filebuf::sync();
+    if (r != 0) keep_errno();
+    return r;
+  }
+
+ private:
+  void keep_errno() {
+    if (first_errno == 0) first_errno = errno;
+  }
+};
+
+StreamedOutputFile::StreamedOutputFile(std::filesystem::path file, std::string field)
+    : file_(std::move(file)), field_(std::move(field)), buf_(std::make_unique<Buffer>()), out_(buf_.get()) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);  // follows symlinks
+  const fs::file_status st = fs::status(file_, ec);  // follows symlinks
   // A device, a FIFO or /dev/stdout cannot be replaced by a rename (and must not be): written in place.
-  if (fs::exists(st) && !fs::is_regular_file(st)) return write_in_place(file, field, write);
+  in_place_ = fs::exists(st) && !fs::is_regular_file(st);
   // A symlink stays a symlink: the file it points to is the one replaced.
-  const fs::path target = fs::is_symlink(fs::symlink_status(file, ec)) ? fs::weakly_canonical(file, ec) : file;
-  // Written under a temporary name, then renamed: the final name holds a whole file or nothing
-  // new (a full disk, a kill or an exception mid-write leaves at most the hidden temporary, which
-  // is removed when we still can).
-  const fs::path tmp = temporary_sibling(target);
-  struct Cleanup {
-    const fs::path& path;
-    bool armed = true;
-    ~Cleanup() {
-      std::error_code ignored;
-      if (armed) fs::remove(path, ignored);
-    }
-  } cleanup{tmp};
-  write_in_place(tmp, field, write, &file);
-  fs::rename(tmp, target, ec);
-  if (ec) fail(file, field, ec.value());
-  cleanup.armed = false;
+  target_ = fs::is_symlink(fs::symlink_status(file_, ec)) ? fs::weakly_canonical(file_, ec) : file_;
+  // Written under a temporary name, then renamed: the final name holds a whole file or nothing new
+  // (a full disk, a kill or an exception mid-write leaves at most the hidden temporary, which is
+  // removed when we still can).
+  written_ = in_place_ ? file_ : temporary_sibling(target_);
+  errno = 0;
+  if (!buf_->open(written_, std::ios::binary | std::ios::out | std::ios::trunc)) fail(file_, field_, errno);
+}
+
+StreamedOutputFile::~StreamedOutputFile() {
+  if (committed_ || in_place_) return;
+  std::error_code ignored;
+  buf_->close();
+  std::filesystem::remove(written_, ignored);
+}
+
+void StreamedOutputFile::commit() {
+  out_.flush();
+  if (!out_) fail(file_, field_, buf_->first_errno);
+  errno = 0;
+  if (!buf_->close()) fail(file_, field_, buf_->first_errno ? buf_->first_errno : errno);
+  if (!in_place_) {
+    std::error_code ec;
+    std::filesystem::rename(written_, target_, ec);
+    if (ec) fail(file_, field_, ec.value());
+  }
+  committed_ = true;
+}
+
+void write_file_checked(const std::filesystem::path& file, const std::string& field,
+                        const std::function<void(std::ostream&)>& write) {
+  StreamedOutputFile out(file, field);
+  write(out.stream());
+  out.commit();
 }
 
 void check_output_folder(const std::filesystem::path& dir, const std::string& field) {
@@ -81,7 +121,7 @@ void check_output_folder(const std::filesystem::path& dir, const std::string& fi
   if (ec) throw InputError(dir.string(), 0, field, "cannot create directory: " + ec.message());
   if (!std::filesystem::is_directory(dir, ec)) throw InputError(dir.string(), 0, field, "is not a directory");
   // A probe file, so that a read-only folder fails now and not after the simulation.
-  write_in_place(dir / ".hetsim-write-probe", field, [](std::ostream&) {});
+  write_probe(dir / ".hetsim-write-probe", field);
   std::filesystem::remove(dir / ".hetsim-write-probe", ec);
 }
 
@@ -95,7 +135,7 @@ void check_output_file(const std::filesystem::path& file, const std::string& fie
   if (!std::filesystem::is_directory(parent, ec))
     throw InputError(file.string(), 0, field, "its folder " + parent.string() + " does not exist");
   const std::filesystem::path probe = temporary_sibling(file);
-  write_in_place(probe, field, [](std::ostream&) {});
+  write_probe(probe, field);
   std::filesystem::remove(probe, ec);
 }
 

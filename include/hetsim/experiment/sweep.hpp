@@ -43,8 +43,9 @@ struct SweepOptions {
   /// in this invocation, points to run in it, failures so far.
   std::function<void(std::size_t finished, std::size_t to_run, std::size_t failed)> progress;
   /// Called after each point finishes (serialised, before `progress`): the point, its wall time,
-  /// whether it completed. For stderr only: no output file records timing.
-  std::function<void(const ExperimentPoint& point, double wall_s, bool ok)> point_done;
+  /// whether it completed, its run's warnings. For stderr only: no output file records them.
+  std::function<void(const ExperimentPoint& point, double wall_s, bool ok, const std::vector<std::string>& warnings)>
+      point_done;
 };
 
 /// Counts of one sweep invocation.

@@ -4,6 +4,7 @@
 /// closed, which an unchecked std::ofstream ignores.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -17,6 +18,32 @@ namespace hetsim {
 /// the path (e.g. "--out"). Exceptions thrown by `write` itself pass through unchanged.
 void write_file_checked(const std::filesystem::path& file, const std::string& field,
                         const std::function<void(std::ostream&)>& write);
+
+/// An output file written while a run goes (streamed timelines), with write_file_checked's
+/// guarantees: the data goes to a hidden temporary beside `file` (a device such as /dev/stdout is
+/// written in place), and commit() flushes, closes, checks and renames it. Without commit (an
+/// exception ended the run) the temporary is removed. Errors: InputError(file, 0, field, ...).
+class StreamedOutputFile {
+ public:
+  StreamedOutputFile(std::filesystem::path file, std::string field);
+  StreamedOutputFile(const StreamedOutputFile&) = delete;
+  StreamedOutputFile& operator=(const StreamedOutputFile&) = delete;
+  ~StreamedOutputFile();
+  std::ostream& stream() { return out_; }
+  /// Finishes the file; throws when any write so far, the flush, the close or the rename failed.
+  void commit();
+
+ private:
+  std::filesystem::path file_;     // the name the user gave (errors name it)
+  std::filesystem::path target_;   // what the rename replaces (a symlink's target)
+  std::filesystem::path written_;  // the temporary, or the file itself when written in place
+  std::string field_;
+  class Buffer;  // a file buffer that keeps the errno of its first failed write
+  std::unique_ptr<Buffer> buf_;
+  std::ostream out_;
+  bool in_place_ = false;
+  bool committed_ = false;
+};
 
 /// A name made safe as one folder under an output directory (sweep point ids, compare's policy
 /// folders): anything but letters, digits and . - _ = ( ) , becomes '_', and "", "." or ".." get a
