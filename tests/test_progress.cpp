@@ -78,10 +78,31 @@ TEST_CASE("log level: bad values exit 2, error hides warnings", "[cli][progress]
   test::expect_input_error("sweep x.json --log-level verbose", "--log-level");
   CHECK(test::run_cli("run -q --log-level info").exit_code == 0);
   test::TempDir dir("log-level");
-  // Two jobs without --until and a horizon-free run that cannot finish one: a warning to hide.
-  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,10\nb,0,999,10\n");
-  const Split warn = run_split(dir, "run -q --trace " + trace);
-  const Split err = run_split(dir, "run -q --log-level error --trace " + trace);
-  CHECK(err.err.find("warning") == std::string::npos);
-  CHECK(warn.exit_code == err.exit_code);
+  // A run whose inputs have notes (the OpenB reader's): shown at warning, hidden at error.
+  const std::string src = HETSIM_SOURCE_DIR;
+  const std::string args = "run -q --cluster alibaba-openb:" + src + "/traces/openb-nodes.csv --trace " + src +
+                           "/traces/openb-pods.csv";
+  const Split warn = run_split(dir, args);
+  const Split err = run_split(dir, args + " --log-level error");
+  CHECK_THAT(warn.err, Catch::Contains("hetsim: alibaba-openb: 5 GPU pods read as jobs"));
+  CHECK(err.err.empty());
+  CHECK(warn.exit_code == 0);
+  CHECK(err.exit_code == 0);
+}
+
+TEST_CASE("log level: compare shows the shared inputs' notes once and hides them at error level", "[cli][progress]") {
+  test::TempDir dir("log-level-compare");
+  const std::string src = HETSIM_SOURCE_DIR;
+  const std::string args = "compare -q --policies fifo,srtf,las --cluster alibaba-openb:" + src +
+                           "/traces/openb-nodes.csv --trace " + src + "/traces/openb-pods.csv";
+  const Split shown = run_split(dir, args);
+  REQUIRE(shown.exit_code == 0);
+  // The OpenB reader's note about the pod that shares a GPU: once, not once per policy.
+  const std::string note = "1 GPU-sharing pods (gpu_milli < 1000) each run on 1 whole GPU";
+  const auto first = shown.err.find(note);
+  REQUIRE(first != std::string::npos);
+  CHECK(shown.err.find(note, first + 1) == std::string::npos);
+  const Split hidden = run_split(dir, args + " --log-level error");
+  CHECK(hidden.exit_code == 0);
+  CHECK(hidden.err.empty());
 }
