@@ -13,10 +13,11 @@ struct CliResult {
 };
 
 /// Runs `hetsim ARGS` through the shell (ARGS is shell text), from `cwd` when given (paths in ARGS
-/// are then relative to it), and collects its output.
-inline CliResult run_cli(const std::string& args, const std::string& cwd = "") {
+/// are then relative to it), with `env` (shell assignments such as "VAR=value") when given, and
+/// collects its output.
+inline CliResult run_cli(const std::string& args, const std::string& cwd = "", const std::string& env = "") {
   const std::string cd = cwd.empty() ? std::string() : "cd '" + cwd + "' && ";
-  const std::string cmd = cd + std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
+  const std::string cmd = cd + env + (env.empty() ? "" : " ") + std::string(HETSIM_CLI_PATH) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;

@@ -17,7 +17,7 @@ namespace {
 using hetsim::test::expect_input_error;
 using hetsim::test::run_cli;
 
-std::filesystem::path temp_dir() {
+std::filesystem::path topology_temp_dir() {
   auto dir = std::filesystem::temp_directory_path() / ("hetsim-test-topology-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   return dir;
@@ -26,7 +26,7 @@ std::filesystem::path temp_dir() {
 }  // namespace
 
 TEST_CASE("cli topology: summary and a DOT file of sia-64") {
-  const std::string dot = (temp_dir() / "sia.dot").string();
+  const std::string dot = (topology_temp_dir() / "sia.dot").string();
   const auto r = run_cli("topology --cluster sia-64 --dot " + dot);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("64 GPUs on 11 nodes in 3 racks") &&
@@ -46,7 +46,7 @@ TEST_CASE("cli topology: a GPU set's locality and communication times") {
 }
 
 TEST_CASE("cli topology: a bad network spec exits 2 naming the field") {
-  const std::string spec = (temp_dir() / "bad-net.json").string();
+  const std::string spec = (topology_temp_dir() / "bad-net.json").string();
   std::ofstream(spec) << R"({"gpu_types": [{"name": "g"}],
     "nodes": [{"gpu_type": "g", "gpus": 4, "interconnect": {"kind": "infiniband"}}]})";
   const auto r = run_cli("topology --cluster " + spec);

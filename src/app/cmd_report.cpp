@@ -30,9 +30,12 @@ struct ReportOptions {
 // report.py: $HETSIM_REPORT_SCRIPT, else the source tree this binary was built from, else the
 // install tree (<prefix>/share/hetsim beside <prefix>/bin).
 fs::path find_report_script() {
-  if (const char* env = std::getenv("HETSIM_REPORT_SCRIPT"); env && *env) return env;
-  std::vector<fs::path> candidates{fs::path(HETSIM_SOURCE_DIR) / "scripts" / "report.py"};
   std::error_code ec;
+  if (const char* env = std::getenv("HETSIM_REPORT_SCRIPT"); env && *env) {
+    if (!fs::is_regular_file(env, ec)) throw InputError(env, 0, "HETSIM_REPORT_SCRIPT", "no such file");
+    return env;
+  }
+  std::vector<fs::path> candidates{fs::path(HETSIM_SOURCE_DIR) / "scripts" / "report.py"};
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) candidates.push_back(self.parent_path().parent_path() / "share" / "hetsim" / "report.py");
   for (const fs::path& p : candidates)
