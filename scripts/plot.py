@@ -893,22 +893,31 @@ def fig_jct_ratio(out, opts):
 
 
 def reconstructed_busy(run):
-    """Busy GPUs over time from jobs.csv: each started job holds `gpus` (its last allocation's
-    count) from start_s to finish_s (or the end of the run). DataFrame time_s, busy_gpus."""
+    """Busy GPUs over time from jobs.csv: each started job's GPU-seconds (gpu_s) spread evenly from
+    its first start to its finish (or the end of the run), so the curve's integral is the run's
+    busy GPU-seconds; a preempted job's gaps are not visible. DataFrame time_s, busy_gpus."""
     j = run.jobs
     end = run.metric("end_s")
     started = j[j["start_s"].notna() & (j["gpus"] > 0)]
     if started.empty:
         return pd.DataFrame({"time_s": [0.0], "busy_gpus": [0.0]})
-    stop = started["finish_s"].fillna(end if math.isfinite(end) else started["start_s"].max())
-    times = np.concatenate([started["start_s"].to_numpy(), stop.to_numpy()])
-    deltas = np.concatenate([started["gpus"].to_numpy(), -started["gpus"].to_numpy()])
-    order = np.lexsort((deltas, times))       # at equal times, releases before starts
+    start = started["start_s"].to_numpy(dtype=float)
+    stop = started["finish_s"].fillna(end if math.isfinite(end) else started["start_s"].max()).to_numpy(dtype=float)
+    held = started["gpu_s"].to_numpy(dtype=float) if "gpu_s" in started.columns else np.full(len(start), np.nan)
+    span = stop - start
+    rate = np.where(np.isfinite(held) & (span > 0), held / np.where(span > 0, span, 1), started["gpus"].to_numpy(dtype=float))
+    keep = span > 0
+    times = np.concatenate([start[keep], stop[keep]])
+    deltas = np.concatenate([rate[keep], -rate[keep]])
+    if not len(times):
+        return pd.DataFrame({"time_s": [0.0], "busy_gpus": [0.0]})
+    order = np.argsort(times, kind="stable")
     t, d = times[order], deltas[order]
     ut, idx = np.unique(t, return_index=True)
     csum = np.cumsum(d)
     last = np.append(idx[1:] - 1, len(t) - 1)
-    return pd.DataFrame({"time_s": ut, "busy_gpus": csum[last]})
+    busy = np.round(csum[last], 9)
+    return pd.DataFrame({"time_s": ut, "busy_gpus": np.where(np.abs(busy) < 1e-9, 0.0, busy)})
 
 
 def cluster_gpus(run):
@@ -961,7 +970,13 @@ def fig_utilization(out, opts):
     by_policy, point_text = utilization_point(out, opts)
     if not by_policy:
         return None
-    series = {p: busy_series(r) for p, r in by_policy.items()}
+    series = {}
+    for p, r in by_policy.items():
+        s, rec = busy_series(r)
+        total = cluster_gpus(r) if rec else None
+        if total:
+            s = s.assign(busy_gpus=np.minimum(s["busy_gpus"].to_numpy(dtype=float), total))
+        series[p] = (s, rec)
     tmax = max(float(s["time_s"].max()) for s, _ in series.values())
     unit = time_unit(tmax)
     n = len(series)
@@ -995,11 +1010,12 @@ def fig_utilization(out, opts):
     where = f" ({point_text})" if point_text else ""
     title = f"{out.name}: busy GPUs over time{where}"
     if any_rec:
-        title += "\nreconstructed from jobs.csv (start to finish at the last allocation's GPU count)"
+        title += "\napproximate: reconstructed from jobs.csv"
     _suptitle(fig, title)
     caption = ("Busy GPUs over time, one panel per policy (shared axes); the dashed line is the cluster's GPU count. "
-               + ("Reconstructed from jobs.csv: each job holds its last allocation's GPUs from its first start to its "
-                  "finish, so preemptions and resizes are not shown." if any_rec else
+               + ("Reconstructed from jobs.csv (the folder has no utilization.csv): each job's GPU-seconds spread "
+                  "evenly from its first start to its finish, capped at the cluster's GPUs; preemptions and "
+                  "resizes are smoothed out." if any_rec else
                   "From the run's utilisation time series."))
     return Figure("utilization", title, caption, fig)
 
