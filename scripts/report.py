@@ -498,12 +498,24 @@ def timeline_section(out):
             label = row.job_id if len(row.job_id) <= 16 else row.job_id[:15] + "\u2026"
             parts.append(f'<text x="{LEFT - 6}" y="{f1(yy + rh * 0.75)}" class="job" text-anchor="end">{esc(label)}</text>')
         ivs = intervals.get(row.job_id, [])
-        first = min((s for s, *_ in ivs), default=None)
-        wait_end = first if first is not None else (row.finish_s if finite(row.finish_s) else t_end)
-        if finite(row.submit_s) and finite(wait_end) and wait_end > row.submit_s:
-            parts.append(f'<line x1="{f1(x(row.submit_s))}" y1="{f1(yy + rh / 2)}" x2="{f1(x(wait_end))}" '
-                         f'y2="{f1(yy + rh / 2)}" class="wait"><title>{esc(row.job_id)}: waiting '
-                         f'{esc(fmt_number((wait_end - row.submit_s) / unit.seconds))} {esc(unit.short)}</title></line>')
+        if row.status == "rejected":
+            if finite(row.submit_s):
+                tip = f"{row.job_id}: rejected at admission" + (f" ({row.reason})" if row.reason else "")
+                parts.append(f'<text x="{f1(x(row.submit_s))}" y="{f1(yy + rh * 0.8)}" class="rejected" '
+                             f'text-anchor="middle">\u00d7<title>{esc(tip)}</title></text>')
+            continue
+        # waiting: from arrival to the first allocation, and between allocations (after a preemption)
+        gaps, last = [], row.submit_s
+        for s0, e0, *_ in sorted(ivs, key=lambda iv: iv[0]):
+            gaps.append((last, s0))
+            last = e0
+        if not ivs or (not finite(row.finish_s) and row.status == "unfinished"):
+            gaps.append((last, row.finish_s if finite(row.finish_s) else t_end))
+        for g0, g1 in gaps:
+            if finite(g0) and finite(g1) and g1 > g0:
+                parts.append(f'<line x1="{f1(x(g0))}" y1="{f1(yy + rh / 2)}" x2="{f1(x(g1))}" y2="{f1(yy + rh / 2)}" '
+                             f'class="wait"><title>{esc(row.job_id)}: waiting {esc(fmt_number((g1 - g0) / unit.seconds))} '
+                             f'{esc(unit.short)}</title></line>')
         for s, e, g, typ, restart, reason, k in ivs:
             if not (finite(s) and finite(e)):
                 continue
@@ -521,11 +533,13 @@ def timeline_section(out):
         notes.append(f"Showing the first {n} of {len(jobs)} jobs (trace order).")
     if from_alloc:
         notes.append(f"Bars: one per allocation, from {os.path.basename(run.allocations_path)}; grey line: waiting "
-                     "before the first allocation. Hover a bar for its details.")
+                     "(before the first allocation and after a preemption); \u00d7: rejected at admission. Hover a bar "
+                     "for its details.")
     else:
         notes.append("Bars from jobs.csv (first start to finish at the last allocation's GPU count; preemptions and "
                      "GPU changes are not shown): the folder has no *.allocations.csv (hetsim run --timeline FILE.json "
-                     "writes FILE.allocations.csv next to FILE.json). Grey line: waiting before the first start.")
+                     "writes FILE.allocations.csv next to FILE.json). Grey line: waiting before the first start; \u00d7: rejected "
+                     "at admission.")
     bars_svg = "".join(parts)
     legend = legend_html([(t, plot.gpu_type_colour(t)) for t in sorted(types_seen)])
 
@@ -748,7 +762,7 @@ svg.mpl *{stroke-linejoin:round;stroke-linecap:butt}
 .chart{overflow-x:auto} svg.timeline{max-width:100%;height:auto;font-family:"DejaVu Sans",Verdana,sans-serif}
 svg.timeline .axis{stroke:#333;stroke-width:1} svg.timeline .grid{stroke:#e3e3e6;stroke-width:1}
 svg.timeline .tick{font-size:11px;fill:#333} svg.timeline .label{font-size:12px;fill:#333}
-svg.timeline .job{font-size:10px;fill:#444} svg.timeline .wait{stroke:#b9b9b9;stroke-width:1}
+svg.timeline .job{font-size:10px;fill:#444} svg.timeline .rejected{font-size:11px;fill:#b22} svg.timeline .wait{stroke:#b9b9b9;stroke-width:1}
 svg.timeline .total{stroke:#444;stroke-width:1;stroke-dasharray:5 3}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
 """
