@@ -370,8 +370,10 @@ def folder_name(path):
 def short_trace(trace):
     """A trace name fit for a title: file names as they are, the generator's spelled out."""
     t = str(trace or "")
-    if t.startswith("generator:"):
-        kind, _, rest = t[len("generator:"):].partition("(")
+    source = next((p for p in ("generator:", "builtin:") if t.startswith(p)), None)
+    if source:
+        kind, _, rest = t[len(source):].partition("(")
+        what = f"built-in {kind} jobs" if source == "builtin:" else f"synthetic {kind} jobs"
         words = []
         for item in rest.rstrip(")").split(","):
             k, _, v = item.partition("=")
@@ -385,7 +387,7 @@ def short_trace(trace):
                 words.append(f"seed {v}")
             elif k:
                 words.append(f"{k} {v}")
-        return f"synthetic {kind} jobs ({', '.join(words)})" if words else f"synthetic {kind} jobs"
+        return f"{what} ({', '.join(words)})" if words else what
     return os.path.basename(t) if "/" in t or "\\" in t else t
 
 
@@ -665,7 +667,10 @@ def _cdf_axis(values_by_panel):
     return unit, log, left
 
 
-def _draw_cdf(ax, seconds, unit, log, left, colour, label):
+def _draw_cdf(ax, seconds, unit, log, left, right, colour, label):
+    """Empirical CDF as a step line from 0 to 1, continued at 1 to the axis' right end `right`
+    (so a curve that reaches 1 early, or at once, stays visible); on a log axis values below `left`
+    (zeros) are drawn at `left`."""
     v = np.sort(np.asarray(seconds, dtype=float)) / unit.seconds
     n = len(v)
     if n == 0:
@@ -673,8 +678,8 @@ def _draw_cdf(ax, seconds, unit, log, left, colour, label):
     if log and left is not None:
         v = np.maximum(v, left)
     y = np.arange(1, n + 1) / n
-    x = np.concatenate([[v[0]], v])
-    y = np.concatenate([[0.0], y])
+    x = np.concatenate([[v[0]], v, [max(right, v[-1])]])
+    y = np.concatenate([[0.0], y, [1.0]])
     ax.step(x, y, where="post", color=colour, label=label)
 
 
@@ -695,10 +700,13 @@ def _cdf_figure(out, opts, name, column, what, started_only):
     every = [v for d in data for v in d.values()]
     unit, log, left = _cdf_axis(every)
     top = max((float(np.max(v)) for v in every if len(v)), default=0.0) / unit.seconds
+    right = top * 1.5 if log else top * 1.03
+    if right <= 0:
+        right = 1.0
     fig, axs, _ = _grid(len(panel_list))
     for ax, (title, _), d in zip(axs, panel_list, data):
         for p, v in d.items():
-            _draw_cdf(ax, v, unit, log, left, policy_colour(p), p)
+            _draw_cdf(ax, v, unit, log, left, right, policy_colour(p), p)
         if log:
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(FuncFormatter(_plain_number))
@@ -707,16 +715,20 @@ def _cdf_figure(out, opts, name, column, what, started_only):
         ax.set_title(f"{title} ({n.pop()} jobs)" if title and len(n) == 1 else title)
     # limits once, after every panel is drawn (the panels share the x axis)
     if log:
-        axs[0].set_xlim(left, top * 1.5 if top > 0 else 1)
+        axs[0].set_xlim(left / 1.25, right)    # zeros, drawn at `left`, rise just right of the spine
     else:
-        axs[0].set_xlim(-0.015 * top if top > 0 else -0.015, top * 1.03 if top > 0 else 1)
+        axs[0].set_xlim(-0.015 * top if top > 0 else -0.015, right)
     scale = ", log scale" if log else ""
-    zero = "; 0 s at the left edge" if log and started_only else ""
-    for ax in axs:
-        if ax.get_subplotspec().is_last_row() or len(axs) <= 3:
-            ax.set_xlabel(f"{what} ({unit.name}{scale}{zero})")
-        if ax.get_subplotspec().is_first_col():
-            ax.set_ylabel("fraction of jobs" if not started_only else "fraction of started jobs")
+    zero = f"; 0 s drawn at {_plain_number(left)}" if log and left is not None and any(
+        np.any(v <= 0) for d in data for v in d.values()) else ""
+    xlabel = f"{what} ({unit.name}{scale}{zero})"
+    ylabel = "fraction of jobs" if not started_only else "fraction of started jobs"
+    if len(axs) == 1:
+        axs[0].set_xlabel(xlabel)
+        axs[0].set_ylabel(ylabel)
+    else:   # one label for the whole grid: long labels of neighbouring panels would overlap
+        fig.supxlabel(xlabel, fontsize=STYLE["axes.labelsize"])
+        fig.supylabel(ylabel, fontsize=STYLE["axes.labelsize"])
     _, seed_value = one_seed(out, opts)
     fixed = fixed_text(out, opts, seed_value)
     head = f"{out.name}: {what} CDF"
@@ -880,6 +892,7 @@ def fig_jct_ratio(out, opts):
         ax.set_title(f"{what} / {base}'s")
         ax.grid(False, axis="x")
         ax.margins(y=0.12)
+        ax.set_ylim(bottom=0)   # a ratio is positive; error bars reaching below 0 are cut at the axis
     axs[0][0].set_ylabel(f"ratio to {base} (lower is better)")
     err = _error_text(out, opts)
     title = f"{out.name}: JCT relative to {base}" + (f" ({err})" if out.seed_axis else "")
