@@ -97,7 +97,7 @@ GPU_TYPE_COLOURS = {
     "v100": "#4c72b0", "p100": "#dd8452", "k80": "#55a868", "t4": "#c44e52", "a100": "#8172b3",
     "quadro6000": "#937860", "rtx2080ti": "#da8bc3", "a10": "#8c8c8c", "h100": "#ccb974", "p40": "#64b5cd",
 }
-MIXED_COLOUR = "#9a9a9a"
+MIXED_COLOUR = "#555555"   # an allocation over several GPU types (darker than the grey waiting lines)
 
 
 def stable_index(name, n):
@@ -209,11 +209,14 @@ def read_json(path):
         raise FolderError(path, f"not valid JSON ({_short_error(e)})") from None
 
 
-def read_csv(path, required=(), numeric=(), text=()):
+def read_csv(path, required=(), numeric=(), text=(), all_text=False):
     """A CSV file as a DataFrame; required columns must exist, numeric ones must parse (empty cells
-    become NaN), text ones stay strings (empty cells: '')."""
+    become NaN), text ones stay strings (empty cells: ''); all_text: every cell as written."""
     try:
-        df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=[""])
+        if all_text:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        else:
+            df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=[""])
     except FileNotFoundError:
         raise FolderError(path, "missing") from None
     except pd.errors.EmptyDataError:
@@ -457,7 +460,7 @@ def _load_sweep(path):
     points_path = os.path.join(path, "points.csv")
     if not os.path.isfile(points_path):
         raise FolderError(points_path, "missing (a sweep folder holds points.csv and results.csv)")
-    points = read_csv(points_path, ["index", "point", "policy"]).astype(str)
+    points = read_csv(points_path, ["index", "point", "policy"], all_text=True)   # axis values as written
     axes = [c for c in points.columns if c not in ("index", "point", "policy")]
     if not os.path.isfile(os.path.join(path, "results.csv")):
         raise FolderError(os.path.join(path, "results.csv"), "missing")
@@ -797,7 +800,7 @@ def fig_jct_vs_load(out, opts):
     fig, axs = plt.subplots(len(rows), 2, figsize=(7.0, 2.7 * len(rows) + 0.5), squeeze=False, sharex=True,
                             constrained_layout=True)
     policies = []
-    for (k, by_policy), ax_row in zip(rows, axs):
+    for row_index, ((k, by_policy), ax_row) in enumerate(zip(rows, axs)):
         for (metric, what), ax in zip(metrics, ax_row):
             for i, (p, runs) in enumerate(by_policy.items()):
                 xs = {}
@@ -817,7 +820,7 @@ def fig_jct_vs_load(out, opts):
             ax.xaxis.set_major_formatter(FuncFormatter(_plain_number))
             sub = ", ".join(f"{axis_short(a)} = {v}" for a, v in zip(keys, k))
             ax.set_title(what + (f" ({sub})" if sub else ""))
-            if ax_row is axs[-1]:
+            if row_index == len(rows) - 1:
                 ax.set_xlabel(axis_label(x_axis))
     err = _error_text(out, opts)
     title = f"{out.name}: JCT vs {axis_short(x_axis)} ({err})"
@@ -860,7 +863,7 @@ def fig_jct_ratio(out, opts):
     fig, axs = plt.subplots(1, 2, figsize=(7.2 if not single else 6.4, 2.9), sharey=True, squeeze=False,
                             constrained_layout=True)
     width = 0.8 / len(others)
-    show_values = len(group_keys) * len(others) <= 12
+    show_values = len(group_keys) * len(others) <= 8
     for (metric, what), ax in zip(metrics, axs[0]):
         for i, p in enumerate(others):
             vals = {row[0]: row[3:] for row in table if row[1] == p and row[2] == metric}

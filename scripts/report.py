@@ -762,7 +762,7 @@ svg.mpl *{stroke-linejoin:round;stroke-linecap:butt}
 .chart{overflow-x:auto} svg.timeline{max-width:100%;height:auto;font-family:"DejaVu Sans",Verdana,sans-serif}
 svg.timeline .axis{stroke:#333;stroke-width:1} svg.timeline .grid{stroke:#e3e3e6;stroke-width:1}
 svg.timeline .tick{font-size:11px;fill:#333} svg.timeline .label{font-size:12px;fill:#333}
-svg.timeline .job{font-size:10px;fill:#444} svg.timeline .rejected{font-size:11px;fill:#b22} svg.timeline .wait{stroke:#b9b9b9;stroke-width:1}
+svg.timeline .job{font-size:10px;fill:#444} svg.timeline .rejected{font-size:11px;fill:#b22} svg.timeline .wait{stroke:#c4c4c4;stroke-width:1}
 svg.timeline .total{stroke:#444;stroke-width:1;stroke-dasharray:5 3}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
 """
