@@ -863,6 +863,7 @@ def fig_jct_ratio(out, opts):
     fig, axs = plt.subplots(1, 2, figsize=(7.2 if not single else 6.4, 2.9), sharey=True, squeeze=False,
                             constrained_layout=True)
     width = 0.8 / len(others)
+    tops = [1.0]
     show_values = len(group_keys) * len(others) <= 8
     for (metric, what), ax in zip(metrics, axs[0]):
         for i, p in enumerate(others):
@@ -875,6 +876,7 @@ def fig_jct_ratio(out, opts):
                 w = width
             means = [vals.get(g, (float("nan"), 0))[0] for g in group_keys]
             errs = [vals.get(g, (0, 0))[1] for g in group_keys]
+            tops += [m + (e if math.isfinite(e) else 0) for m, e in zip(means, errs) if math.isfinite(m)]
             ax.bar(xpos, means, width=w * 0.95, color=policy_colour(p), label=p,
                    yerr=errs if any(e > 0 for e in errs) else None, error_kw={"elinewidth": 0.8})
             if show_values:
@@ -894,8 +896,9 @@ def fig_jct_ratio(out, opts):
             ax.set_xlabel(" / ".join(axis_label(a) for a in keys))
         ax.set_title(f"{what} / {base}'s")
         ax.grid(False, axis="x")
-        ax.margins(y=0.12)
-        ax.set_ylim(bottom=0)   # a ratio is positive; error bars reaching below 0 are cut at the axis
+    # once both (y-shared) panels are drawn: from 0 (a ratio is positive; error bars below 0 are cut)
+    # to above the highest bar or error bar and its value label
+    axs[0][0].set_ylim(0, max(tops) * 1.15)
     axs[0][0].set_ylabel(f"ratio to {base} (lower is better)")
     err = _error_text(out, opts)
     title = f"{out.name}: JCT relative to {base}" + (f" ({err})" if out.seed_axis else "")

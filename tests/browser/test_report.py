@@ -9,7 +9,8 @@ tables (headers, policy names, numbers from summary.json), the figures are drawn
 titles, and the run pages have the timeline. Screenshots (full page, PNG) are kept in the test's
 temporary folder and copied to HETSIM_SCREENSHOT_DIR when it is set.
 Skips when chromium, chromedriver or python3-selenium is absent (Debian: apt-get install chromium
-chromium-driver python3-selenium; scripts/setup.sh installs them).
+chromium-driver python3-selenium; scripts/setup.sh installs them). HETSIM_CHROMIUM and
+HETSIM_CHROMEDRIVER name other binaries.
 
     HETSIM_CLI=build/release/hetsim /usr/bin/python3 -m pytest -q tests/browser/test_report.py
 """
@@ -24,10 +25,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 from output_folders import make_folders, run_scripts  # noqa: E402
 
-CHROMIUM = next((p for p in (os.environ.get("HETSIM_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
-                             shutil.which("chromium-browser")) if p and os.path.exists(p)), None)
-CHROMEDRIVER = next((p for p in (os.environ.get("HETSIM_CHROMEDRIVER"), shutil.which("chromedriver"),
-                                 "/usr/bin/chromedriver") if p and os.path.exists(p)), None)
+
+
+def _find(env, *candidates):
+    """The program named by the environment variable env (when set, only it), else the first candidate found."""
+    if os.environ.get(env):
+        return os.environ[env] if os.path.exists(os.environ[env]) else None
+    return next((p for p in candidates if p and os.path.exists(p)), None)
+
+
+CHROMIUM = _find("HETSIM_CHROMIUM", shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser"))
+CHROMEDRIVER = _find("HETSIM_CHROMEDRIVER", shutil.which("chromedriver"), "/usr/bin/chromedriver")
 FIGURES = {"run": 3, "fixture": 3, "compare": 4, "sweep": 5}
 
 
@@ -40,7 +48,8 @@ def driver():
     except ImportError:
         pytest.skip("python3-selenium is not installed (apt-get install python3-selenium): browser test skipped")
     if not CHROMIUM or not CHROMEDRIVER:
-        pytest.skip("chromium or chromedriver not found (apt-get install chromium chromium-driver): browser test skipped")
+        pytest.skip(f"{'chromium' if not CHROMIUM else 'chromedriver'} not found (apt-get install chromium chromium-driver, "
+                    "or set HETSIM_CHROMIUM / HETSIM_CHROMEDRIVER): browser test skipped")
     opts = Options()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
