@@ -715,6 +715,9 @@ def _cdf_figure(out, opts, name, column, what, started_only):
             ax.xaxis.set_major_formatter(FuncFormatter(_plain_number))
         ax.set_ylim(0, 1.02)   # a curve at 1 (or rising at 0) stays visible next to the spines
         n = {len(v) for v in d.values()}
+        if n == {0}:
+            ax.text(0.5, 0.5, "no completed job" if not started_only else "no job started", transform=ax.transAxes,
+                    ha="center", va="center", color="#666666")
         ax.set_title(f"{title} ({n.pop()} jobs)" if title and len(n) == 1 else title)
     # limits once, after every panel is drawn (the panels share the x axis)
     if log:

@@ -473,11 +473,18 @@ def timeline_section(out):
     run = out.runs[0]
     jobs = run.jobs
     intervals, from_alloc = job_intervals(run)
-    t_end = max([run.metric("end_s") if finite(run.metric("end_s")) else 0.0]
-                + [e for ivs in intervals.values() for _, e, *_ in ivs if finite(e)]
-                + [float(jobs["submit_s"].max()) if jobs["submit_s"].notna().any() else 0.0])
+    # the time axis ends with the run (summary.json's end_s: the last completion, or the --until
+    # horizon); jobs arriving after it were never simulated. Without end_s: the last thing seen.
+    end = run.metric("end_s")
+    if finite(end) and end > 0:
+        t_end = end
+    else:
+        t_end = max([e for ivs in intervals.values() for _, e, *_ in ivs if finite(e)]
+                    + [float(jobs["submit_s"].max()) if jobs["submit_s"].notna().any() else 0.0])
     if t_end <= 0:
         t_end = 1.0
+    intervals = {j: [(s, min(e, t_end)) + tuple(rest) for s, e, *rest in ivs if finite(s) and s < t_end]
+                 for j, ivs in intervals.items()}
     unit = plot.time_unit(t_end)
     x = Axis(0.0, t_end, LEFT, W - RIGHT)
     notes = []
@@ -499,7 +506,7 @@ def timeline_section(out):
             parts.append(f'<text x="{LEFT - 6}" y="{f1(yy + rh * 0.75)}" class="job" text-anchor="end">{esc(label)}</text>')
         ivs = intervals.get(row.job_id, [])
         if row.status == "rejected":
-            if finite(row.submit_s):
+            if finite(row.submit_s) and row.submit_s <= t_end:
                 tip = f"{row.job_id}: rejected at admission" + (f" ({row.reason})" if row.reason else "")
                 parts.append(f'<text x="{f1(x(row.submit_s))}" y="{f1(yy + rh * 0.8)}" class="rejected" '
                              f'text-anchor="middle">\u00d7<title>{esc(tip)}</title></text>')
@@ -512,6 +519,7 @@ def timeline_section(out):
         if not ivs or (not finite(row.finish_s) and row.status == "unfinished"):
             gaps.append((last, row.finish_s if finite(row.finish_s) else t_end))
         for g0, g1 in gaps:
+            g1 = min(g1, t_end) if finite(g1) else g1
             if finite(g0) and finite(g1) and g1 > g0:
                 parts.append(f'<line x1="{f1(x(g0))}" y1="{f1(yy + rh / 2)}" x2="{f1(x(g1))}" y2="{f1(yy + rh / 2)}" '
                              f'class="wait"><title>{esc(row.job_id)}: waiting {esc(fmt_number((g1 - g0) / unit.seconds))} '
@@ -545,6 +553,8 @@ def timeline_section(out):
 
     # 2. queue length (and running jobs)
     qt, qv, running, qsrc = queue_series(run, intervals, from_alloc)
+    keep = np.asarray(qt) <= t_end
+    qt, qv, running = np.asarray(qt)[keep], np.asarray(qv)[keep], (np.asarray(running)[keep] if running is not None else None)
     qt, cols, qbin = resample(qt, [qv] + ([running] if running is not None else []), t_end)
     qv, running = cols[0], (cols[1] if len(cols) > 1 else None)
     ymax = max(float(np.max(qv)) if len(qv) else 0.0, float(np.max(running)) if running is not None and len(running) else 0.0, 1.0)
@@ -556,6 +566,8 @@ def timeline_section(out):
 
     # 3. busy GPUs per type (stacked)
     bt, by_type, total, bsrc = busy_by_type_series(run, intervals, from_alloc)
+    keep = np.asarray(bt) <= t_end
+    bt, by_type = np.asarray(bt)[keep], {t: np.asarray(v)[keep] for t, v in by_type.items()}
     names = list(by_type)
     bt, cols, bbin = resample(bt, [by_type[t] for t in names], t_end)
     stack = np.cumsum(np.vstack(cols), axis=0) if cols else np.zeros((0, len(bt)))
