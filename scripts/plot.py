@@ -38,7 +38,8 @@ except ImportError:
     # A python3 first on PATH (pyenv, venv) may lack Debian's packages: retry with the system one.
     if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("plot: needs matplotlib, pandas and numpy (apt-get install python3-matplotlib python3-pandas)")
+    sys.exit(f"{os.path.basename(sys.argv[0])}: needs matplotlib, pandas and numpy "
+             "(apt-get install python3-matplotlib python3-pandas python3-numpy)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -79,6 +80,8 @@ STYLE = {
 }
 matplotlib.rcParams.update(STYLE)
 PNG_DPI = 200
+CDF_POINTS_CAP = 4000     # points of one CDF curve; more jobs are thinned to this many order statistics
+STEP_POINTS_CAP = 3000    # points of a time series; longer ones are averaged over STEP_POINTS_CAP / 2 bins
 PDF_METADATA = {"CreationDate": None}   # no date: same folder, same bytes
 SVG_METADATA = {"Date": None}
 
@@ -681,6 +684,9 @@ def _draw_cdf(ax, seconds, unit, log, left, right, colour, label):
     if log and left is not None:
         v = np.maximum(v, left)
     y = np.arange(1, n + 1) / n
+    if n > CDF_POINTS_CAP:   # many jobs: every k-th order statistic (and the last) draws the same curve
+        keep = np.unique(np.append(np.linspace(0, n - 1, CDF_POINTS_CAP).astype(int), n - 1))
+        v, y = v[keep], y[keep]
     x = np.concatenate([[v[0]], v, [max(right, v[-1])]])
     y = np.concatenate([[0.0], y, [1.0]])
     ax.step(x, y, where="post", color=colour, label=label)
@@ -962,6 +968,28 @@ def cluster_gpus(run):
     return total or None
 
 
+def bin_steps(times, columns, t_end, cap=None):
+    """Step functions (value columns[k][i] from times[i] to times[i+1], the last to t_end) as they are
+    when they have at most `cap` points (STEP_POINTS_CAP), else as time-weighted means over cap/2
+    equal bins of [0, t_end] (the area under each curve is kept). Returns (times, columns, bin width
+    in seconds, or None when not binned)."""
+    cap = cap or STEP_POINTS_CAP
+    times = np.asarray(times, dtype=float)
+    if len(times) <= cap or t_end <= 0:
+        return times, columns, None
+    edges = np.linspace(0.0, t_end, cap // 2 + 1)
+    widths = np.diff(np.append(times, max(t_end, times[-1])))
+    i = np.searchsorted(times, edges, side="right") - 1
+    ic = np.clip(i, 0, len(times) - 1)
+    out = []
+    for c in columns:
+        c = np.asarray(c, dtype=float)
+        cum = np.concatenate([[0.0], np.cumsum(c * widths)])[:len(times)]   # integral up to each breakpoint
+        integral = np.where(i < 0, 0.0, cum[ic] + c[ic] * (edges - times[ic]))
+        out.append(np.diff(integral) / np.diff(edges))
+    return edges[:-1], out, float(edges[1] - edges[0])
+
+
 def busy_series(run):
     """(DataFrame time_s, busy_gpus; True when reconstructed from jobs.csv)."""
     u = run.utilization
@@ -1007,10 +1035,12 @@ def fig_utilization(out, opts):
     any_rec = False
     all_rec = all(rec for _, rec in series.values())
     top = 0.0
+    bin_width = None
     for ax, (p, (s, rec)) in zip(axs[:, 0], series.items()):
         any_rec |= rec
-        t = s["time_s"].to_numpy(dtype=float) / unit.seconds
-        b = s["busy_gpus"].to_numpy(dtype=float)
+        t, (b,), width = bin_steps(s["time_s"].to_numpy(dtype=float), [s["busy_gpus"].to_numpy(dtype=float)], tmax)
+        bin_width = width or bin_width
+        t = t / unit.seconds
         c = policy_colour(p)
         ax.fill_between(t, b, step="post", color=c, alpha=0.25, linewidth=0)
         ax.step(t, b, where="post", color=c, linewidth=1.0)
@@ -1034,11 +1064,13 @@ def fig_utilization(out, opts):
     if any_rec:
         title += "\napproximate: reconstructed from jobs.csv"
     _suptitle(fig, title)
+    binned = (f" Series of more than {STEP_POINTS_CAP} changes are averaged over bins of "
+              f"{bin_width / time_unit(bin_width).seconds:.3g} {time_unit(bin_width).name}." if bin_width else "")
     caption = ("Busy GPUs over time, one panel per policy (shared axes); the dashed line is the cluster's GPU count. "
                + ("Reconstructed from jobs.csv (the folder has no utilization.csv): each job's GPU-seconds spread "
                   "evenly from its first start to its finish, capped at the cluster's GPUs; preemptions and "
                   "resizes are smoothed out." if any_rec else
-                  "From the run's utilisation time series."))
+                  "From the run's utilisation time series.") + binned)
     return Figure("utilization", title, caption, fig)
 
 

@@ -26,7 +26,6 @@ import plot  # noqa: E402  (re-runs this script with /usr/bin/python3 when matpl
 from plot import FolderError, np, pd, plt  # noqa: E402
 
 TIMELINE_JOB_CAP = 300      # job rows drawn in the timeline
-STEP_POINTS_CAP = 3000      # points of a time series drawn as they are; more are averaged into bins
 DASH = "\u2014"
 SVG_SCALE = 1.8           # figure size on the page: px per pt of the matplotlib figure
 
@@ -353,25 +352,6 @@ def band_path(xs, lower, upper, x, y, t_end):
     return "".join(d)
 
 
-def resample(times, columns, t_end):
-    """Time-weighted means of step functions over equal bins when there are more than
-    STEP_POINTS_CAP points; returns (times, columns, bin width or None)."""
-    times = np.asarray(times, dtype=float)
-    if len(times) <= STEP_POINTS_CAP or t_end <= 0:
-        return times, columns, None
-    edges = np.linspace(0.0, t_end, STEP_POINTS_CAP // 2 + 1)
-    widths = np.diff(np.append(times, max(t_end, times[-1])))
-    i = np.searchsorted(times, edges, side="right") - 1
-    ic = np.clip(i, 0, len(times) - 1)
-    out = []
-    for c in columns:
-        c = np.asarray(c, dtype=float)
-        cum = np.concatenate([[0.0], np.cumsum(c * widths)])[:len(times)]   # integral up to each breakpoint
-        integral = np.where(i < 0, 0.0, cum[ic] + c[ic] * (edges - times[ic]))
-        out.append(np.diff(integral) / np.diff(edges))
-    return edges[:-1], out, float(edges[1] - edges[0])
-
-
 def events_to_steps(times, deltas):
     """Step function (unique times, value after every event at that time) from +/- events."""
     if not len(times):
@@ -555,7 +535,7 @@ def timeline_section(out):
     qt, qv, running, qsrc = queue_series(run, intervals, from_alloc)
     keep = np.asarray(qt) <= t_end
     qt, qv, running = np.asarray(qt)[keep], np.asarray(qv)[keep], (np.asarray(running)[keep] if running is not None else None)
-    qt, cols, qbin = resample(qt, [qv] + ([running] if running is not None else []), t_end)
+    qt, cols, qbin = plot.bin_steps(qt, [qv] + ([running] if running is not None else []), t_end)
     qv, running = cols[0], (cols[1] if len(cols) > 1 else None)
     ymax = max(float(np.max(qv)) if len(qv) else 0.0, float(np.max(running)) if running is not None and len(running) else 0.0, 1.0)
     queue_svg = small_chart("timeline-queue", "Queue length over time", x, unit, t_end, ymax, "jobs",
@@ -569,7 +549,7 @@ def timeline_section(out):
     keep = np.asarray(bt) <= t_end
     bt, by_type = np.asarray(bt)[keep], {t: np.asarray(v)[keep] for t, v in by_type.items()}
     names = list(by_type)
-    bt, cols, bbin = resample(bt, [by_type[t] for t in names], t_end)
+    bt, cols, bbin = plot.bin_steps(bt, [by_type[t] for t in names], t_end)
     stack = np.cumsum(np.vstack(cols), axis=0) if cols else np.zeros((0, len(bt)))
     ymax = max(float(stack[-1].max()) if len(stack) else 0.0, float(total or 0), 1.0)
     bands = []
