@@ -511,7 +511,7 @@ def parse_where(items):
 
 AXIS_LABELS = {
     "generator.jobs_per_hour": ("arrival rate (jobs/hour)", "jobs/hour"),
-    "cluster_scale": ("cluster scale (copies of every node)", "scale"),
+    "cluster_scale": ("cluster scale (node copies)", "scale"),
     "seed": ("seed", "seed"),
 }
 

@@ -737,7 +737,7 @@ p.sub{color:var(--muted);margin:0 0 12px} p.note{color:var(--muted);font-size:12
 nav{font-size:13px;margin:8px 0 16px} nav a{margin-right:14px;color:var(--accent);text-decoration:none}
 table{border-collapse:collapse;margin:8px 0 18px;font-size:13px}
 caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}
-th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 thead th{background:#eef0f3;border-bottom:2px solid #c5c8ce;white-space:nowrap}
 tbody tr:nth-child(even){background:var(--zebra)}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}

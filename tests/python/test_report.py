@@ -80,7 +80,7 @@ def test_tables_hold_the_summary_metrics(pages, folders):
 
     text = html_of(pages, "sweep")
     assert "Mean over 3 seeds" in text and "Every point (12 completed)" in text
-    assert "<th>cluster scale (copies of every node)</th>" in text
+    assert "<th>cluster scale (node copies)</th>" in text
     assert "hetsim report: report-sweep" in text
 
 
@@ -92,7 +92,7 @@ def test_settings_and_versions(pages):
     assert f"<tr><th>matplotlib</th><td>{plot.matplotlib.__version__}</td></tr>" in text
     text = html_of(pages, "sweep")
     assert "<tr><th>cluster</th><td>default</td></tr>" in text          # from point.json
-    assert "<tr><th>cluster scale (copies of every node)</th><td>1, 2</td></tr>" in text
+    assert "<tr><th>cluster scale (node copies)</th><td>1, 2</td></tr>" in text
 
 
 def test_run_timeline_uses_the_allocations_and_queue_columns(pages):
