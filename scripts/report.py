@@ -738,11 +738,11 @@ nav{font-size:13px;margin:8px 0 16px} nav a{margin-right:14px;color:var(--accent
 table{border-collapse:collapse;margin:8px 0 18px;font-size:13px}
 caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-thead th{background:#eef0f3;border-bottom:2px solid #c5c8ce;white-space:nowrap}
+thead th{background:#eef0f3;border-bottom:2px solid #c5c8ce;vertical-align:bottom;max-width:9em}
 tbody tr:nth-child(even){background:var(--zebra)}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.policy{white-space:nowrap}
-div.scroll{overflow-x:auto;max-width:100%} span.pm{color:var(--muted);font-size:11.5px}
+div.scroll{overflow-x:auto;max-width:100%} span.pm{color:var(--muted);font-size:11.5px;display:block}
 table.kv th{background:none;font-weight:normal;color:var(--muted);white-space:nowrap}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 p.legend .item{margin-right:16px;font-size:12.5px;white-space:nowrap}
