@@ -1,211 +1,1143 @@
 #!/usr/bin/env python3
-"""Figures from a `hetsim sweep` output folder (docs/EXPERIMENTS.md).
+"""Paper figures from any hetsim output folder: a run, a compare or a sweep (docs/EXPERIMENTS.md).
 
-    python3 scripts/plot.py out/gavel108-load                 # figures in out/gavel108-load/figures/
-    python3 scripts/plot.py OUT --baseline fifo --x generator.jobs_per_hour --where seed=0
+    python3 scripts/plot.py out/gavel108-load                  # figures in out/gavel108-load/figures/
+    python3 scripts/plot.py out/cmp -o figs --baseline srtf     # a `hetsim compare --out` folder
+    python3 scripts/plot.py out/gavel --where seed=1            # a `hetsim run --out` folder
 
-Reads OUT/points.csv, OUT/results.csv and each point's jobs.csv and utilization.csv, and writes:
-  jct_cdf.png       CDF of job completion time per policy (all completed jobs of the selected points)
-  jct_vs_load.png   average JCT vs the load axis, mean over the other axes (seeds), min-max bars
-  jct_ratio.png     average JCT of each policy divided by the baseline's, per load value
-  utilization.png   busy GPUs over time per policy, for one point per policy
-Each policy keeps one colour in every figure (and the same colour across experiments for the
-built-in policy names). Needs Debian's python3-matplotlib and python3-pandas (scripts/setup.sh).
+The kind of folder is detected: points.csv + results.csv (sweep), compare.csv (compare), or
+summary.json + jobs.csv (run). Each figure is written as NAME.pdf and NAME.png (200 dpi):
+
+  jct_cdf          CDF of job completion time per policy, one panel per trace/load point (never pooled)
+  queueing_cdf     CDF of queueing delay (start - submit) per policy, panels as above
+  jct_vs_load      mean and p95 JCT against the load axis, error bars over seeds (sweeps with a numeric axis)
+  jct_ratio        mean and p95 JCT of each policy over the baseline's, same point and seed (2+ policies)
+  utilization      busy GPUs over time, one panel per policy (from utilization.csv, or reconstructed
+                   from jobs.csv when the folder has none; the title says so)
+
+With seeds, the CDF and utilisation figures show one seed (the first unless --where seed=V), and
+the utilisation figure one point (the first value of each axis unless --where picks it).
+Every policy keeps one colour in every figure and in scripts/report.py (POLICY_COLOURS, then a
+stable hash of the name). Output is deterministic: the same folder gives the same bytes.
+Needs Debian's python3-matplotlib, python3-pandas and python3-numpy (scripts/setup.sh).
+Bad input exits 2 with one line `plot: PATH: problem`.
 """
 import argparse
+import hashlib
+import json
+import math
 import os
 import sys
+import textwrap
 
 try:
     import matplotlib
+    import numpy as np
     import pandas as pd
 except ImportError:
     # A python3 first on PATH (pyenv, venv) may lack Debian's packages: retry with the system one.
     if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("plot.py: needs matplotlib and pandas (apt-get install python3-matplotlib python3-pandas)")
+    sys.exit(f"{os.path.basename(sys.argv[0])}: needs matplotlib, pandas and numpy "
+             "(apt-get install python3-matplotlib python3-pandas python3-numpy)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
-# Fixed colours for policy names, so a policy looks the same in every experiment's figures.
-KNOWN_COLOURS = {
-    "fifo": "#1f77b4", "srtf": "#ff7f0e", "fifo-perf": "#2ca02c", "gavel-maxmin": "#d62728",
-    "gavel-ftf": "#9467bd", "gavel-throughput": "#8c564b", "gavel-makespan": "#e377c2",
-    "sia": "#7f7f7f", "afs": "#bcbd22", "pollux": "#17becf", "heet": "#000000",
+# ---------------------------------------------------------------------------------------------
+# Style: one module-level setting for every figure (plot.py's PDFs/PNGs and report.py's SVGs).
+
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "legend.title_fontsize": 8.5,
+    "figure.titlesize": 10,
+    "lines.linewidth": 1.5,
+    "lines.markersize": 4.5,
+    "errorbar.capsize": 3,
+    "axes.linewidth": 0.8,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "grid.linewidth": 0.5,
+    "grid.alpha": 0.4,
+    "grid.color": "#b0b0b0",
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "savefig.pad_inches": 0.04,
+    "pdf.fonttype": 42,          # TrueType in the PDF: text stays text in a paper's PDF
+    "svg.fonttype": "none",      # SVG text as <text> (searchable in the HTML report)
+    "svg.hashsalt": "hetsim",    # fixed ids in SVG output
 }
-SPARE_COLOURS = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
-                 "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c"]
+matplotlib.rcParams.update(STYLE)
+PNG_DPI = 200
+CDF_POINTS_CAP = 4000     # points of one CDF curve; more jobs are thinned to this many order statistics
+STEP_POINTS_CAP = 3000    # points of a time series; longer ones are averaged over STEP_POINTS_CAP / 2 bins
+PDF_METADATA = {"CreationDate": None}   # no date: same folder, same bytes
+SVG_METADATA = {"Date": None}
+
+# Fixed colours for the built-in policy names (and the labels of experiments/*.json), so a policy
+# looks the same in every experiment; any other name gets a colour from a stable hash of it.
+POLICY_COLOURS = {
+    "fifo": "#1f77b4", "srtf": "#d62728", "las": "#2ca02c", "fifo-perf": "#ff7f0e",
+    "fifo-fastest": "#9467bd", "gavel-maxmin": "#8c564b", "gavel-ftf": "#e377c2",
+    "gavel-throughput": "#7f7f7f", "gavel-makespan": "#bcbd22", "sia": "#17becf",
+    "tiresias": "#393b79", "optimus": "#ad494a", "pollux": "#637939", "heet": "#000000",
+    "srsf": "#8c6d31", "afs": "#7b4173",
+}
+HASH_COLOURS = ["#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#de9ed6", "#e7ba52",
+                "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8", "#843c39"]
+GPU_TYPE_COLOURS = {
+    "v100": "#4c72b0", "p100": "#dd8452", "k80": "#55a868", "t4": "#c44e52", "a100": "#8172b3",
+    "quadro6000": "#937860", "rtx2080ti": "#da8bc3", "a10": "#8c8c8c", "h100": "#ccb974", "p40": "#64b5cd",
+}
+MIXED_COLOUR = "#555555"   # an allocation over several GPU types (darker than the grey waiting lines)
 
 
-def colours_for(policies):
-    """One colour per policy label: known names first, then spare colours in spec order."""
-    out, spare = {}, iter(SPARE_COLOURS * 4)
-    for p in policies:
-        base = p.split("(")[0]
-        out[p] = KNOWN_COLOURS.get(p) or (KNOWN_COLOURS.get(base) if base == p else None) or next(spare)
-    return out
+def stable_index(name, n):
+    """Index in [0, n) from a hash of name that does not change between runs (unlike hash())."""
+    return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) % n
+
+
+def policy_colour(label):
+    """The colour of a policy label, the same in every figure and report."""
+    if label in POLICY_COLOURS:
+        return POLICY_COLOURS[label]
+    return HASH_COLOURS[stable_index(label, len(HASH_COLOURS))]
+
+
+def gpu_type_colour(name):
+    """The colour of a GPU type (timeline bars and per-type curves); grey for a mixed allocation."""
+    if "+" in name or "|" in name:
+        return MIXED_COLOUR
+    key = name.lower()
+    if key in GPU_TYPE_COLOURS:
+        return GPU_TYPE_COLOURS[key]
+    return HASH_COLOURS[stable_index(key, len(HASH_COLOURS))]
+
+
+# ---------------------------------------------------------------------------------------------
+# Units and statistics.
+
+class Unit:
+    def __init__(self, name, short, seconds):
+        self.name, self.short, self.seconds = name, short, seconds
+
+    def __repr__(self):
+        return f"Unit({self.name})"
+
+
+SECONDS, MINUTES, HOURS, DAYS = Unit("seconds", "s", 1.0), Unit("minutes", "min", 60.0), \
+    Unit("hours", "h", 3600.0), Unit("days", "d", 86400.0)
+
+
+def time_unit(max_seconds):
+    """The unit for times up to max_seconds: hours from a thousand seconds on (days from 2e6 s,
+    23 days), minutes from 2 minutes, else seconds."""
+    m = 0.0 if max_seconds is None or not math.isfinite(max_seconds) else abs(max_seconds)
+    if m >= 2e6:
+        return DAYS
+    if m >= 1000:
+        return HOURS
+    if m >= 120:
+        return MINUTES
+    return SECONDS
+
+
+# Two-sided 95% quantiles of Student's t by degrees of freedom (n - 1).
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+         2.052, 2.048, 2.045, 2.042]
+
+
+def t975(df):
+    if df < 1:
+        return float("nan")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    for limit, t in ((40, 2.042), (60, 2.021), (120, 2.000)):   # conservative between table rows
+        if df < limit:
+            return t
+    return 1.980 if df < 1000 else 1.960
+
+
+ERROR_KINDS = {"ci95": "95% CI of the mean", "std": "standard deviation"}
+
+
+def spread(values, kind):
+    """(mean, half-width) of values: 95% confidence interval of the mean (Student t) or the sample
+    standard deviation; half-width 0 for a single value."""
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x))]
+    if not v:
+        return float("nan"), float("nan")
+    mean = sum(v) / len(v)
+    if len(v) < 2:
+        return mean, 0.0
+    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1))
+    return mean, (sd if kind == "std" else t975(len(v) - 1) * sd / math.sqrt(len(v)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading output folders.
+
+class FolderError(Exception):
+    """A folder or file that is not what hetsim writes; main() prints one line and exits 2."""
+
+    def __init__(self, path, message):
+        super().__init__(f"{path}: {message}")
+        self.path, self.message = path, message
+
+
+def _short_error(e):
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise FolderError(path, "missing") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise FolderError(path, f"not valid JSON ({_short_error(e)})") from None
+
+
+def read_csv(path, required=(), numeric=(), text=(), all_text=False):
+    """A CSV file as a DataFrame; required columns must exist, numeric ones must parse (empty cells
+    become NaN), text ones stay strings (empty cells: ''); all_text: every cell as written."""
+    try:
+        if all_text:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        else:
+            df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=[""])
+    except FileNotFoundError:
+        raise FolderError(path, "missing") from None
+    except pd.errors.EmptyDataError:
+        raise FolderError(path, "empty file (no header)") from None
+    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as e:
+        raise FolderError(path, f"not a valid CSV file ({_short_error(e)})") from None
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise FolderError(path, f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                                f"(header: {','.join(map(str, df.columns))})")
+    for c in numeric:
+        if c not in df.columns:
+            continue
+        col = pd.to_numeric(df[c], errors="coerce")
+        bad = col.isna() & df[c].notna()
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise FolderError(path, f"line {row + 2}: column {c}: not a number: {df[c].iloc[row]!r}")
+        df[c] = col.astype(float)
+    for c in text:
+        if c in df.columns:
+            df[c] = df[c].fillna("").astype(str)
+    return df
+
+
+JOB_COLUMNS = ["job_id", "submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "status"]
+JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "requested_gpus",
+               "preemptions", "restarts", "gpu_s"]
+UTIL_COLUMNS = ["time_s", "busy_gpus", "total_gpus"]
+ALLOC_COLUMNS = ["job_id", "allocation", "start_s", "end_s", "gpus", "gpu_type"]
+
+
+def read_jobs(path):
+    return read_csv(path, JOB_COLUMNS, JOB_NUMERIC, text=("job_id", "gpu_types", "status", "reason"))
+
+
+def read_utilization(path):
+    df = read_csv(path, UTIL_COLUMNS)
+    for c in df.columns:
+        if c in ("time_s", "busy_gpus", "total_gpus", "utilization", "queued_jobs", "running_jobs") \
+                or c.startswith("busy_"):
+            df[c] = read_numeric_column(df, c, path)
+    return df
+
+
+def read_numeric_column(df, c, path):
+    col = pd.to_numeric(df[c], errors="coerce")
+    bad = col.isna() & df[c].notna()
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise FolderError(path, f"line {row + 2}: column {c}: not a number: {df[c].iloc[row]!r}")
+    return col.astype(float)
+
+
+def read_allocations(path):
+    return read_csv(path, ALLOC_COLUMNS, ["allocation", "start_s", "end_s", "gpus"],
+                    text=("job_id", "gpu_type", "restart", "end_reason"))
+
+
+def read_summary(path):
+    s = read_json(path)
+    if not isinstance(s, dict):
+        raise FolderError(path, "not a summary (a JSON object expected)")
+    for key in ("jobs_read", "completed"):
+        if key not in s:
+            raise FolderError(path, f"not a hetsim summary (no key {key!r})")
+    for k, v in s.items():
+        if k.endswith("_s") or k in ("jobs_read", "completed", "rejected", "unfinished", "utilization"):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise FolderError(path, f"key {k!r}: not a number: {v!r}")
+    return s
+
+
+class Run:
+    """One simulation's outputs: a run folder, one policy of a compare, or one point of a sweep."""
+
+    def __init__(self, label, folder, summary, values=None, point=None):
+        self.label = label             # policy label (spec label in a sweep)
+        self.folder = folder           # folder holding jobs.csv and summary.json
+        self.summary = summary
+        self.values = values or {}     # sweep axis -> value (strings, as in points.csv)
+        self.point = point             # sweep point id
+        self._jobs = None
+        self._util = False
+        self._alloc = False
+
+    def metric(self, key):
+        v = self.summary.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+
+    @property
+    def jobs(self):
+        if self._jobs is None:
+            self._jobs = read_jobs(os.path.join(self.folder, "jobs.csv"))
+        return self._jobs
+
+    def _timeline_file(self, suffix):
+        """FOLDER/utilization.csv (sweep points), else the sorted first FOLDER/*.<suffix>."""
+        plain = os.path.join(self.folder, suffix.lstrip("."))
+        if suffix == ".utilization.csv" and os.path.isfile(plain):
+            return plain
+        try:
+            names = sorted(n for n in os.listdir(self.folder) if n.endswith(suffix) and not n.startswith("."))
+        except OSError:
+            names = []
+        return os.path.join(self.folder, names[0]) if names else None
+
+    @property
+    def utilization_path(self):
+        return self._timeline_file(".utilization.csv")
+
+    @property
+    def allocations_path(self):
+        return self._timeline_file(".allocations.csv")
+
+    @property
+    def utilization(self):
+        """The folder's busy-GPU time series (DataFrame) or None."""
+        if self._util is False:
+            p = self.utilization_path
+            self._util = read_utilization(p) if p else None
+        return self._util
+
+    @property
+    def allocations(self):
+        if self._alloc is False:
+            p = self.allocations_path
+            self._alloc = read_allocations(p) if p else None
+        return self._alloc
+
+
+class Output:
+    """A hetsim output folder: kind 'run', 'compare' or 'sweep', its runs in folder order."""
+
+    def __init__(self, kind, path, name, runs, axes=(), failures=(), description=None, spec=None):
+        self.kind, self.path, self.name, self.runs = kind, path, name, list(runs)
+        self.axes = list(axes)
+        self.failures = list(failures)     # (label or point, error)
+        self.description, self.spec = description, spec
+        self.policies = list(dict.fromkeys(r.label for r in self.runs))
+
+    @property
+    def seed_axis(self):
+        return "seed" if "seed" in self.axes else None
+
+    def axis_values(self, axis):
+        return list(dict.fromkeys(r.values.get(axis) for r in self.runs))
+
+
+def folder_name(path):
+    return os.path.basename(os.path.normpath(os.path.abspath(path))) or "output"
+
+
+def short_trace(trace):
+    """A trace name fit for a title: file names as they are, the generator's spelled out."""
+    t = str(trace or "")
+    source = next((p for p in ("generator:", "builtin:") if t.startswith(p)), None)
+    if source:
+        kind, _, rest = t[len(source):].partition("(")
+        what = f"built-in {kind} jobs" if source == "builtin:" else f"synthetic {kind} jobs"
+        words = []
+        for item in rest.rstrip(")").split(","):
+            k, _, v = item.partition("=")
+            if k == "jobs":
+                words.append(f"{v} jobs")
+            elif k == "jobs_per_hour":
+                words.append(f"{v} jobs/h")
+            elif k == "multi_gpu":
+                words.append("multi-GPU" if v == "true" else "single-GPU")
+            elif k == "seed":
+                words.append(f"seed {v}")
+            elif k:
+                words.append(f"{k} {v}")
+        return f"{what} ({', '.join(words)})" if words else what
+    return os.path.basename(t) if "/" in t or "\\" in t else t
+
+
+def load(path):
+    """Reads a hetsim output folder (run, compare or sweep); raises FolderError."""
+    if not os.path.exists(path):
+        raise FolderError(path, "no such folder")
+    if not os.path.isdir(path):
+        raise FolderError(path, "not a folder (give the output folder of hetsim run, compare or sweep)")
+    has = lambda n: os.path.isfile(os.path.join(path, n))  # noqa: E731
+    if has("points.csv") or has("results.csv"):
+        return _load_sweep(path)
+    if has("compare.csv"):
+        return _load_compare(path)
+    if has("summary.json") or has("jobs.csv"):
+        return _load_run(path)
+    shards = sorted(n for n in os.listdir(path) if n.startswith("points.shard-"))
+    if shards:
+        raise FolderError(path, f"a sharded sweep ({shards[0]}): merge the shards first (hetsim merge)")
+    raise FolderError(path, "not a hetsim output folder (no summary.json + jobs.csv, compare.csv or "
+                            "points.csv + results.csv)")
+
+
+def _spec_in(path):
+    """The experiment spec if the folder keeps one (spec.json), else None."""
+    p = os.path.join(path, "spec.json")
+    if os.path.isfile(p):
+        spec = read_json(p)
+        return spec if isinstance(spec, dict) else None
+    return None
+
+
+def _load_run(path):
+    summary = read_summary(os.path.join(path, "summary.json"))
+    if not os.path.isfile(os.path.join(path, "jobs.csv")):
+        raise FolderError(os.path.join(path, "jobs.csv"), "missing")
+    label = str(summary.get("policy") or "policy")
+    run = Run(label, path, summary)
+    run.jobs   # read now, so a malformed file is reported before any drawing
+    run.utilization
+    run.allocations
+    name = f"{label} on {summary.get('cluster', '?')}, {short_trace(summary.get('trace'))}"
+    return Output("run", path, name, [run])
+
+
+def _load_compare(path):
+    table = read_csv(os.path.join(path, "compare.csv"), ["policy", "status"], text=("policy", "status", "error"))
+    runs, failures = [], []
+    for _, row in table.iterrows():
+        label = row["policy"]
+        if row["status"] != "ok":
+            failures.append((label, row.get("error", "") or row["status"]))
+            continue
+        sub = os.path.join(path, label)
+        summary = read_summary(os.path.join(sub, "summary.json"))
+        run = Run(label, sub, summary)
+        run.jobs
+        runs.append(run)
+    if not runs:
+        raise FolderError(os.path.join(path, "compare.csv"), "no policy completed (every row failed)")
+    s = runs[0].summary
+    name = f"{short_trace(s.get('trace'))} on {s.get('cluster', '?')}"
+    return Output("compare", path, name, runs, failures=failures)
+
+
+def _load_sweep(path):
+    points_path = os.path.join(path, "points.csv")
+    if not os.path.isfile(points_path):
+        raise FolderError(points_path, "missing (a sweep folder holds points.csv and results.csv)")
+    points = read_csv(points_path, ["index", "point", "policy"], all_text=True)   # axis values as written
+    axes = [c for c in points.columns if c not in ("index", "point", "policy")]
+    if not os.path.isfile(os.path.join(path, "results.csv")):
+        raise FolderError(os.path.join(path, "results.csv"), "missing")
+    failures = []
+    fpath = os.path.join(path, "failures.csv")
+    if os.path.isfile(fpath):
+        f = read_csv(fpath, ["point", "error"], text=("point", "error"))
+        failures = [(r["point"], r["error"]) for _, r in f.iterrows()]
+    failed = {p for p, _ in failures}
+    runs = []
+    for _, row in points.iterrows():
+        pid = row["point"]
+        folder = os.path.join(path, "points", pid)
+        if pid in failed or not os.path.isfile(os.path.join(folder, "DONE")):
+            if pid not in failed:
+                failures.append((pid, "not run (no DONE marker)"))
+            continue
+        summary = read_summary(os.path.join(folder, "summary.json"))
+        runs.append(Run(row["policy"], folder, summary, {a: row[a] for a in axes}, pid))
+    if not runs:
+        raise FolderError(path, "no completed point in this sweep (see failures.csv)")
+    spec = _spec_in(path)
+    name = str(spec.get("name")) if spec and spec.get("name") else folder_name(path)
+    description = str(spec.get("description")) if spec and spec.get("description") else None
+    return Output("sweep", path, name, runs, axes, failures, description, spec)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options and point selection.
+
+class Options:
+    def __init__(self, baseline=None, x=None, where=None, errors="ci95", max_panels=12):
+        self.baseline, self.x, self.where, self.errors, self.max_panels = baseline, x, where or {}, errors, max_panels
 
 
 def parse_where(items):
     where = {}
     for item in items or []:
         if "=" not in item:
-            sys.exit(f"plot.py: --where expects AXIS=VALUE, got {item!r}")
+            raise FolderError("--where", f"expects AXIS=VALUE, got {item!r}")
         k, v = item.split("=", 1)
         where[k] = v
     return where
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sweep_dir", help="output folder of `hetsim sweep` (holds results.csv)")
-    ap.add_argument("--out", help="figure folder (default: SWEEP_DIR/figures)")
-    ap.add_argument("--baseline", help="policy the ratios divide by (default: the first policy)")
-    ap.add_argument("--x", help="load axis (default: generator.jobs_per_hour, else the first numeric axis but seed)")
-    ap.add_argument("--where", action="append", help="AXIS=VALUE: only these points in the CDF and utilisation plots")
-    args = ap.parse_args()
+AXIS_LABELS = {
+    "generator.jobs_per_hour": ("arrival rate (jobs/hour)", "jobs/hour"),
+    "cluster_scale": ("cluster scale (node copies)", "scale"),
+    "seed": ("seed", "seed"),
+}
 
-    d = args.sweep_dir
-    points = pd.read_csv(os.path.join(d, "points.csv"), dtype=str)
-    results = pd.read_csv(os.path.join(d, "results.csv"), dtype={"point": str, "policy": str})
-    fig_dir = args.out or os.path.join(d, "figures")
-    os.makedirs(fig_dir, exist_ok=True)
-    axes = [c for c in points.columns if c not in ("index", "point", "policy")]
-    policies = list(dict.fromkeys(points["policy"]))
-    colour = colours_for(policies)
-    baseline = args.baseline or policies[0]
-    if baseline not in policies:
-        sys.exit(f"plot.py: baseline {baseline!r} is not one of {policies}")
 
-    def numeric(col):
-        return pd.to_numeric(points[col], errors="coerce").notna().all()
+def axis_label(axis):
+    if axis in AXIS_LABELS:
+        return AXIS_LABELS[axis][0]
+    return axis[len("param."):] if axis.startswith("param.") else axis
 
-    x = args.x
-    if x is None:
-        candidates = [a for a in axes if a != "seed" and numeric(a)]
-        x = "generator.jobs_per_hour" if "generator.jobs_per_hour" in axes else (candidates[0] if candidates else None)
-    if x is not None and x not in axes:
-        sys.exit(f"plot.py: --x {x!r} is not an axis of this sweep ({', '.join(axes) or 'none'})")
 
-    where = parse_where(args.where)
-    for k in where:
-        if k not in axes:
-            sys.exit(f"plot.py: --where {k!r} is not an axis of this sweep ({', '.join(axes) or 'none'})")
-    done = set(results["point"])
-    selected = points[points["point"].isin(done)]
-    for k, v in where.items():
-        selected = selected[selected[k] == v]
-    written = []
+def axis_short(axis):
+    if axis in AXIS_LABELS:
+        return AXIS_LABELS[axis][1]
+    return axis[len("param."):] if axis.startswith("param.") else axis.split(".")[-1]
 
-    # 1. JCT CDF per policy.
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for p in policies:
-        jcts = []
-        for pt in selected[selected["policy"] == p]["point"]:
-            jobs = pd.read_csv(os.path.join(d, "points", pt, "jobs.csv"))
-            jcts.extend(jobs.loc[jobs["status"] == "completed", "jct_s"] / 3600.0)
-        if not jcts:
+
+def is_numeric_axis(out, axis):
+    vals = out.axis_values(axis)
+    return bool(vals) and all(_is_number(v) for v in vals)
+
+
+def _is_number(v):
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def load_axis(out, opts):
+    """The sweep axis on the x of jct_vs_load: --x, else generator.jobs_per_hour, else the first
+    numeric axis other than seed; None for runs and compares (or without such an axis)."""
+    if out.kind != "sweep":
+        return None
+    if opts.x:
+        if opts.x not in out.axes:
+            raise FolderError("--x", f"{opts.x!r} is not an axis of this sweep ({', '.join(out.axes) or 'none'})")
+        return opts.x
+    if "generator.jobs_per_hour" in out.axes and is_numeric_axis(out, "generator.jobs_per_hour"):
+        return "generator.jobs_per_hour"
+    for a in out.axes:
+        if a != "seed" and is_numeric_axis(out, a):
+            return a
+    return None
+
+
+def check_where(out, opts):
+    for k, v in opts.where.items():
+        if k not in out.axes:
+            raise FolderError("--where", f"{k!r} is not an axis of this {out.kind} folder ({', '.join(out.axes) or 'none'})")
+        if v not in out.axis_values(k) and not any(_same_number(v, x) for x in out.axis_values(k)):
+            raise FolderError("--where", f"{k}={v}: no such value (values: {', '.join(out.axis_values(k))})")
+
+
+def _same_number(a, b):
+    return _is_number(a) and _is_number(b) and float(a) == float(b)
+
+
+def _matches(run, where):
+    return all(run.values.get(k) == v or _same_number(run.values.get(k), v) for k, v in where.items())
+
+
+def one_seed(out, opts):
+    """(runs with --where applied and one seed, the seed shown or None)."""
+    runs = [r for r in out.runs if _matches(r, opts.where)]
+    seed = out.seed_axis
+    if seed and seed not in opts.where:
+        first = next((r.values[seed] for r in runs), None)
+        runs = [r for r in runs if r.values[seed] == first]
+        return runs, first
+    return runs, opts.where.get(seed) if seed else None
+
+
+def panel_axes(out, opts):
+    """Axes that make panels: every sweep axis but the seed and those fixed by --where."""
+    return [a for a in out.axes if a != out.seed_axis and a not in opts.where]
+
+
+def panels(out, opts):
+    """[(panel title, {policy: run})] in folder order, for the one-seed figures (CDFs)."""
+    runs, _ = one_seed(out, opts)
+    keys = panel_axes(out, opts)
+    groups = {}
+    for r in runs:
+        k = tuple(r.values.get(a) for a in keys)
+        groups.setdefault(k, {}).setdefault(r.label, r)
+    result = []
+    for k, by_policy in groups.items():
+        title = ", ".join(f"{axis_short(a)} = {v}" for a, v in zip(keys, k)) if keys else ""
+        result.append((title, by_policy))
+    return result
+
+
+def fixed_text(out, opts, seed_value=None):
+    """What every panel shares, for a title: 'seed 0 of 3', --where values."""
+    parts = [f"{axis_short(k)} = {v}" for k, v in opts.where.items() if k != out.seed_axis]
+    seeds = out.axis_values(out.seed_axis) if out.seed_axis else []
+    if out.seed_axis:
+        shown = opts.where.get(out.seed_axis, seed_value)
+        parts.append(f"seed {shown} of {len(seeds)}" if len(seeds) > 1 else f"seed {shown}")
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure helpers.
+
+class Figure:
+    """One figure: file name stem, title (also the report's caption head), caption, matplotlib figure."""
+
+    def __init__(self, name, title, caption, fig):
+        self.name, self.title, self.caption, self.fig = name, title, caption, fig
+
+
+def _grid(n, ncols_max=3, panel_w=3.3, panel_h=2.5, sharex=True, sharey=True):
+    ncols = min(n, ncols_max)
+    nrows = (n + ncols - 1) // ncols
+    if n == 1:
+        panel_w, panel_h = 4.8, 3.0
+    fig, axs = plt.subplots(nrows, ncols, figsize=(panel_w * ncols, panel_h * nrows + 0.5),
+                            sharex=sharex, sharey=sharey, squeeze=False, constrained_layout=True)
+    flat = [a for row in axs for a in row]
+    for a in flat[n:]:
+        a.set_visible(False)
+    return fig, flat[:n], axs
+
+
+def _legend_outside(fig, labels, title="policy", kind="line"):
+    """One figure legend right of the panels (outside every data area)."""
+    if kind == "line":
+        handles = [Line2D([0], [0], color=policy_colour(p), linewidth=STYLE["lines.linewidth"]) for p in labels]
+    else:
+        handles = [matplotlib.patches.Patch(facecolor=policy_colour(p), edgecolor="none") for p in labels]
+    fig.legend(handles, labels, title=title, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
+               borderaxespad=0.2)
+
+
+def _suptitle(fig, text):
+    """The figure title, wrapped to the figure's width."""
+    width = max(40, int(fig.get_size_inches()[0] * 12.5))
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")))
+
+
+def _plain_number(v, _pos=None):
+    if v == 0:
+        return "0"
+    return f"{v:g}" if 1e-3 <= abs(v) < 1e5 else f"{v:.0e}"
+
+
+def _cdf_axis(values_by_panel):
+    """(unit, log scale?, left limit in the unit) for CDFs of these seconds (all panels share the axis)."""
+    allv = np.concatenate([v for v in values_by_panel if len(v)]) if any(len(v) for v in values_by_panel) \
+        else np.array([0.0])
+    unit = time_unit(float(np.max(allv)))
+    pos = allv[allv > 0]
+    log = len(pos) > 0 and float(np.max(pos)) / float(np.min(pos)) > 100
+    left = None
+    if log:
+        lo = float(np.percentile(pos, 0.5)) / unit.seconds
+        left = 10 ** math.floor(math.log10(lo)) if lo > 0 else None
+    return unit, log, left
+
+
+def _draw_cdf(ax, seconds, unit, log, left, right, colour, label):
+    """Empirical CDF as a step line from 0 to 1, continued at 1 to the axis' right end `right`
+    (so a curve that reaches 1 early, or at once, stays visible); on a log axis values below `left`
+    (zeros) are drawn at `left`."""
+    v = np.sort(np.asarray(seconds, dtype=float)) / unit.seconds
+    n = len(v)
+    if n == 0:
+        return
+    if log and left is not None:
+        v = np.maximum(v, left)
+    y = np.arange(1, n + 1) / n
+    if n > CDF_POINTS_CAP:   # many jobs: every k-th order statistic (and the last) draws the same curve
+        keep = np.unique(np.append(np.linspace(0, n - 1, CDF_POINTS_CAP).astype(int), n - 1))
+        v, y = v[keep], y[keep]
+    x = np.concatenate([[v[0]], v, [max(right, v[-1])]])
+    y = np.concatenate([[0.0], y, [1.0]])
+    ax.step(x, y, where="post", color=colour, label=label)
+
+
+def _cdf_figure(out, opts, name, column, what, started_only):
+    panel_list = panels(out, opts)
+    if not panel_list:
+        return None
+    total = len(panel_list)
+    panel_list = panel_list[:opts.max_panels]
+    data = []
+    for _title, by_policy in panel_list:
+        d = {}
+        for p, r in by_policy.items():
+            j = r.jobs
+            rows = j[j[column].notna()] if started_only else j[j["status"] == "completed"]
+            d[p] = rows[column].to_numpy(dtype=float)
+        data.append(d)
+    every = [v for d in data for v in d.values()]
+    unit, log, left = _cdf_axis(every)
+    top = max((float(np.max(v)) for v in every if len(v)), default=0.0) / unit.seconds
+    right = top * 1.5 if log else top * 1.03
+    if right <= 0:
+        right = 1.0
+    fig, axs, _ = _grid(len(panel_list))
+    for ax, (title, _), d in zip(axs, panel_list, data):
+        for p, v in d.items():
+            _draw_cdf(ax, v, unit, log, left, right, policy_colour(p), p)
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(_plain_number))
+        ax.set_ylim(0, 1.02)   # a curve at 1 (or rising at 0) stays visible next to the spines
+        n = {len(v) for v in d.values()}
+        if n == {0}:
+            ax.text(0.5, 0.5, "no completed job" if not started_only else "no job started", transform=ax.transAxes,
+                    ha="center", va="center", color="#666666")
+        ax.set_title(f"{title} ({n.pop()} jobs)" if title and len(n) == 1 else title)
+    # limits once, after every panel is drawn (the panels share the x axis)
+    if log:
+        axs[0].set_xlim(left / 1.25, right)    # zeros, drawn at `left`, rise just right of the spine
+    else:
+        axs[0].set_xlim(-0.015 * top if top > 0 else -0.015, right)
+    scale = ", log scale" if log else ""
+    zero = f"; 0 s drawn at {_plain_number(left)}" if log and left is not None and any(
+        np.any(v <= 0) for d in data for v in d.values()) else ""
+    xlabel = f"{what} ({unit.name}{scale}{zero})"
+    ylabel = "fraction of jobs" if not started_only else "fraction of started jobs"
+    if len(axs) == 1:
+        axs[0].set_xlabel(xlabel)
+        axs[0].set_ylabel(ylabel)
+    else:   # one label for the whole grid: long labels of neighbouring panels would overlap
+        fig.supxlabel(xlabel, fontsize=STYLE["axes.labelsize"])
+        fig.supylabel(ylabel, fontsize=STYLE["axes.labelsize"])
+    _, seed_value = one_seed(out, opts)
+    fixed = fixed_text(out, opts, seed_value)
+    head = f"{out.name}: {what} CDF"
+    title = head + (f" ({fixed})" if fixed else "")
+    _suptitle(fig, title)
+    _legend_outside(fig, list(dict.fromkeys(p for d in data for p in d)))
+    caption = (f"Empirical CDF of {what} per policy over "
+               + ("completed jobs" if not started_only else "jobs that started")
+               + (", one panel per point (points are never pooled)" if len(panel_list) > 1 else "")
+               + (f"; the first {len(panel_list)} of {total} panels (choose with --where)" if total > len(panel_list) else "")
+               + ".")
+    return Figure(name, title, caption, fig)
+
+
+def fig_jct_cdf(out, opts):
+    return _cdf_figure(out, opts, "jct_cdf", "jct_s", "job completion time", started_only=False)
+
+
+def fig_queueing_cdf(out, opts):
+    return _cdf_figure(out, opts, "queueing_cdf", "queueing_s", "queueing delay", started_only=True)
+
+
+def _seed_groups(out, opts, exclude):
+    """{(values of the axes but seed and `exclude`): {policy: [runs over seeds]}} with --where applied."""
+    keys = [a for a in out.axes if a != out.seed_axis and a not in exclude]
+    groups = {}
+    for r in out.runs:
+        if not _matches(r, opts.where):
             continue
-        s = pd.Series(sorted(jcts))
-        ax.step(s, (s.index + 1) / len(s), where="post", label=p, color=colour[p])
-    ax.set_xscale("log")
-    ax.set_xlabel("job completion time (hours, log scale)")
-    ax.set_ylabel("fraction of jobs")
-    ax.set_ylim(0, 1)
-    ax.grid(True, alpha=0.3)
-    sel = ", ".join(f"{k}={v}" for k, v in where.items()) or "all points"
-    ax.set_title(f"JCT CDF ({sel})")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(fig_dir, "jct_cdf.png"), dpi=120)
-    plt.close(fig)
-    written.append("jct_cdf.png")
+        k = tuple(r.values.get(a) for a in keys)
+        groups.setdefault(k, {}).setdefault(r.label, []).append(r)
+    return keys, groups
 
-    jct = results[results["metric"] == "jct_mean_s"].copy()
-    jct["jct_h"] = jct["value"].astype(float) / 3600.0
-    if x is not None and len(jct):
-        jct["x"] = pd.to_numeric(jct[x].astype(str), errors="coerce")
-        # 2. Average JCT vs load: mean over the remaining axes (seeds), min-max as error bars.
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        for p in policies:
-            g = jct[jct["policy"] == p].groupby("x")["jct_h"]
-            if g.ngroups == 0:
-                continue
-            mean, lo, hi = g.mean(), g.min(), g.max()
-            ax.errorbar(mean.index, mean.values, yerr=[mean - lo, hi - mean], label=p, color=colour[p],
-                        marker="o", capsize=3)
-        ax.set_xlabel("input job rate (jobs/hour)" if x == "generator.jobs_per_hour" else x)
-        ax.set_ylabel("average JCT (hours)")
-        ax.grid(True, alpha=0.3)
-        ax.set_title("Average JCT vs load (mean over seeds; bars: min-max)")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(fig_dir, "jct_vs_load.png"), dpi=120)
-        plt.close(fig)
-        written.append("jct_vs_load.png")
 
-    # 3. JCT ratio to the baseline: per matching point (same axis values), then averaged per x value.
-    if len(jct):
-        keys = axes
-        base = jct[jct["policy"] == baseline].set_index(keys)["value"].astype(float) if keys else None
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        groups = sorted(jct["x"].dropna().unique()) if x is not None else [None]
-        width = 0.8 / max(len(policies), 1)
-        for i, p in enumerate(policies):
-            rows = jct[jct["policy"] == p]
-            if keys:
-                ratio = rows.set_index(keys)["value"].astype(float) / base
-                ratio = ratio.reset_index()
+def _seed_count(out, opts):
+    if not out.seed_axis:
+        return 1
+    if out.seed_axis in opts.where:
+        return 1
+    return len(out.axis_values(out.seed_axis))
+
+
+def _error_text(out, opts):
+    n = _seed_count(out, opts)
+    if n < 2:
+        return "one seed: no error bars"
+    return f"error bars: {ERROR_KINDS[opts.errors]} over {n} seeds"
+
+
+def fig_jct_vs_load(out, opts):
+    x_axis = load_axis(out, opts)
+    if x_axis is None or x_axis in opts.where:
+        return None
+    keys, groups = _seed_groups(out, opts, exclude={x_axis})
+    if not groups:
+        return None
+    rows = list(groups.items())[:opts.max_panels // 2 or 1]
+    metrics = [("jct_mean_s", "mean JCT"), ("jct_p95_s", "p95 JCT")]
+    allv = [r.metric(m) for _, g in rows for runs in g.values() for r in runs for m, _ in metrics]
+    unit = time_unit(max([v for v in allv if math.isfinite(v)], default=0))
+    xticks = sorted({float(v) for v in out.axis_values(x_axis)})
+    gaps = [b - a for a, b in zip(xticks, xticks[1:])]
+    dodge = 0.012 * (xticks[-1] - xticks[0]) if len(xticks) > 1 else 0.0
+    if gaps and dodge * 4 > min(gaps):
+        dodge = min(gaps) / 8
+    fig, axs = plt.subplots(len(rows), 2, figsize=(7.0, 2.7 * len(rows) + 0.5), squeeze=False, sharex=True,
+                            constrained_layout=True)
+    policies = []
+    for row_index, ((k, by_policy), ax_row) in enumerate(zip(rows, axs)):
+        for (metric, what), ax in zip(metrics, ax_row):
+            for i, (p, runs) in enumerate(by_policy.items()):
+                xs = {}
+                for r in runs:
+                    xs.setdefault(float(r.values[x_axis]), []).append(r.metric(metric) / unit.seconds)
+                xv = sorted(xs)
+                stats = [spread(xs[x], opts.errors) for x in xv]
+                # error bars of the policies side by side, not on top of each other
+                offset = (i - (len(by_policy) - 1) / 2) * dodge
+                ax.errorbar([x + offset for x in xv], [m for m, _ in stats], yerr=[e for _, e in stats],
+                            color=policy_colour(p), marker="o", label=p)
+                if p not in policies:
+                    policies.append(p)
+            ax.set_ylabel(f"{what} ({unit.name})")
+            ax.set_ylim(bottom=0)
+            ax.set_xticks(xticks)
+            ax.xaxis.set_major_formatter(FuncFormatter(_plain_number))
+            sub = ", ".join(f"{axis_short(a)} = {v}" for a, v in zip(keys, k))
+            ax.set_title(what + (f" ({sub})" if sub else ""))
+            if row_index == len(rows) - 1:
+                ax.set_xlabel(axis_label(x_axis))
+    err = _error_text(out, opts)
+    title = f"{out.name}: JCT vs {axis_short(x_axis)} ({err})"
+    _suptitle(fig, title)
+    _legend_outside(fig, policies)
+    caption = (f"Mean and 95th-percentile job completion time against {axis_label(x_axis)}; points are the mean "
+               f"over seeds, {err}.")
+    return Figure("jct_vs_load", title, caption, fig)
+
+
+def baseline_policy(out, opts):
+    if opts.baseline:
+        if opts.baseline not in out.policies:
+            raise FolderError("--baseline", f"{opts.baseline!r} is not a policy of this folder ({', '.join(out.policies)})")
+        return opts.baseline
+    return "fifo" if "fifo" in out.policies else out.policies[0]
+
+
+def fig_jct_ratio(out, opts):
+    if len(out.policies) < 2:
+        return None
+    base = baseline_policy(out, opts)
+    others = [p for p in out.policies if p != base]
+    keys, groups = _seed_groups(out, opts, exclude=set())
+    # ratios per point: same values of every axis (seed included) as the baseline's run
+    metrics = [("jct_mean_s", "mean JCT"), ("jct_p95_s", "p95 JCT")]
+    base_runs = {tuple(r.values.get(a) for a in out.axes): r for r in out.runs if r.label == base}
+    table = []   # (group key, policy, metric, mean, err)
+    for k, by_policy in groups.items():
+        for p in others:
+            for metric, _ in metrics:
+                ratios = []
+                for r in by_policy.get(p, []):
+                    b = base_runs.get(tuple(r.values.get(a) for a in out.axes))
+                    if b is not None and b.metric(metric) > 0:
+                        ratios.append(r.metric(metric) / b.metric(metric))
+                table.append((k, p, metric) + spread(ratios, opts.errors))
+    group_keys = list(groups)[:opts.max_panels * 2]
+    single = len(group_keys) <= 1
+    fig, axs = plt.subplots(1, 2, figsize=(7.2 if not single else 6.4, 2.9), sharey=True, squeeze=False,
+                            constrained_layout=True)
+    width = 0.8 / len(others)
+    tops = [1.0]
+    show_values = len(group_keys) * len(others) <= 8
+    for (metric, what), ax in zip(metrics, axs[0]):
+        for i, p in enumerate(others):
+            vals = {row[0]: row[3:] for row in table if row[1] == p and row[2] == metric}
+            if single:
+                xpos = [i]
+                w = 0.65
             else:
-                ratio = pd.DataFrame({"value": [float(rows["value"].iloc[0]) /
-                                                float(jct[jct["policy"] == baseline]["value"].iloc[0])]})
-            if x is not None:
-                ratio["x"] = pd.to_numeric(ratio[x].astype(str), errors="coerce")
-                means = [ratio[ratio["x"] == g]["value"].mean() for g in groups]
-            else:
-                means = [ratio["value"].mean()]
-            pos = [j + (i - (len(policies) - 1) / 2) * width for j in range(len(groups))]
-            ax.bar(pos, means, width=width, label=p, color=colour[p])
+                xpos = [j + (i - (len(others) - 1) / 2) * width for j in range(len(group_keys))]
+                w = width
+            means = [vals.get(g, (float("nan"), 0))[0] for g in group_keys]
+            errs = [vals.get(g, (0, 0))[1] for g in group_keys]
+            tops += [m + (e if math.isfinite(e) else 0) for m, e in zip(means, errs) if math.isfinite(m)]
+            ax.bar(xpos, means, width=w * 0.95, color=policy_colour(p), label=p,
+                   yerr=errs if any(e > 0 for e in errs) else None, error_kw={"elinewidth": 0.8})
+            if show_values:
+                for xp, m, e in zip(xpos, means, errs):
+                    if math.isfinite(m):
+                        ax.annotate(f"{m:.2f}", (xp, m + (e if math.isfinite(e) else 0)), xytext=(0, 2),
+                                    textcoords="offset points", ha="center", va="bottom", fontsize=7)
         ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels([f"{g:g}" for g in groups] if x is not None else ["all"])
-        ax.set_xlabel(("input job rate (jobs/hour)" if x == "generator.jobs_per_hour" else x) if x else "")
-        ax.set_ylabel(f"average JCT / {baseline}'s (ratio)")
-        ax.set_title(f"JCT relative to {baseline} (lower is better)")
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(fig_dir, "jct_ratio.png"), dpi=120)
-        plt.close(fig)
-        written.append("jct_ratio.png")
+        if single:
+            ax.set_xticks(range(len(others)))
+            ax.set_xticklabels(others, rotation=30 if len(others) > 3 else 0, ha="right" if len(others) > 3 else "center")
+        else:
+            ax.set_xticks(range(len(group_keys)))
+            labels = [", ".join(str(v) for v in g) for g in group_keys]
+            ax.set_xticklabels(labels, rotation=30 if sum(map(len, labels)) > 40 else 0,
+                               ha="right" if sum(map(len, labels)) > 40 else "center")
+            ax.set_xlabel(" / ".join(axis_label(a) for a in keys))
+        ax.set_title(f"{what} / {base}'s")
+        ax.grid(False, axis="x")
+    # once both (y-shared) panels are drawn: from 0 (a ratio is positive; error bars below 0 are cut)
+    # to above the highest bar or error bar and its value label
+    axs[0][0].set_ylim(0, max(tops) * 1.15)
+    axs[0][0].set_ylabel(f"ratio to {base} (lower is better)")
+    err = _error_text(out, opts)
+    title = f"{out.name}: JCT relative to {base}" + (f" ({err})" if out.seed_axis else "")
+    _suptitle(fig, title)
+    if not single:
+        _legend_outside(fig, others, kind="patch")
+    caption = (f"Each policy's mean and p95 JCT divided by {base}'s on the same point"
+               + (" and seed, averaged over seeds; " + err if out.seed_axis else "")
+               + ". The line at 1 is the baseline (--baseline chooses it).")
+    return Figure("jct_ratio", title, caption, fig)
 
-    # 4. Utilisation over time: the first selected point of each policy.
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    shown = []
-    for p in policies:
-        pts = list(selected[selected["policy"] == p]["point"])
-        path = os.path.join(d, "points", pts[0], "utilization.csv") if pts else None
-        if not path or not os.path.exists(path):
-            continue
-        u = pd.read_csv(path)
-        ax.step(u["time_s"] / 3600.0, 100.0 * u["utilization"], where="post", label=p, color=colour[p], linewidth=1)
-        shown.append(pts[0])
-    ax.set_xlabel("simulated time (hours)")
-    ax.set_ylabel("busy GPUs (% of cluster)")
-    ax.set_ylim(0, 105)
-    ax.grid(True, alpha=0.3)
-    title = shown[0].split("__", 1)[1] if shown and "__" in shown[0] else "single point"
-    ax.set_title(f"Utilisation over time ({title.replace('__', ', ')})")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(fig_dir, "utilization.png"), dpi=120)
-    plt.close(fig)
-    written.append("utilization.png")
 
+def reconstructed_busy(run):
+    """Busy GPUs over time from jobs.csv: each started job's GPU-seconds (gpu_s) spread evenly from
+    its first start to its finish (or the end of the run), so the curve's integral is the run's
+    busy GPU-seconds; a preempted job's gaps are not visible. DataFrame time_s, busy_gpus."""
+    j = run.jobs
+    end = run.metric("end_s")
+    started = j[j["start_s"].notna() & (j["gpus"] > 0)]
+    if started.empty:
+        return pd.DataFrame({"time_s": [0.0], "busy_gpus": [0.0]})
+    start = started["start_s"].to_numpy(dtype=float)
+    stop = started["finish_s"].fillna(end if math.isfinite(end) else started["start_s"].max()).to_numpy(dtype=float)
+    held = started["gpu_s"].to_numpy(dtype=float) if "gpu_s" in started.columns else np.full(len(start), np.nan)
+    span = stop - start
+    rate = np.where(np.isfinite(held) & (span > 0), held / np.where(span > 0, span, 1), started["gpus"].to_numpy(dtype=float))
+    keep = span > 0
+    times = np.concatenate([start[keep], stop[keep]])
+    deltas = np.concatenate([rate[keep], -rate[keep]])
+    if not len(times):
+        return pd.DataFrame({"time_s": [0.0], "busy_gpus": [0.0]})
+    order = np.argsort(times, kind="stable")
+    t, d = times[order], deltas[order]
+    ut, idx = np.unique(t, return_index=True)
+    csum = np.cumsum(d)
+    last = np.append(idx[1:] - 1, len(t) - 1)
+    busy = np.round(csum[last], 9)
+    return pd.DataFrame({"time_s": ut, "busy_gpus": np.where(np.abs(busy) < 1e-9, 0.0, busy)})
+
+
+def cluster_gpus(run):
+    """Total GPUs: from the utilisation CSV, else derived from summary.json's busy GPU-seconds and
+    utilisation per type (None when that is not possible)."""
+    u = run.utilization
+    if u is not None and len(u):
+        return int(u["total_gpus"].iloc[0])
+    s = run.summary
+    busy, util = s.get("busy_gpu_s_by_type") or {}, s.get("utilization_by_type") or {}
+    j = run.jobs
+    first = j.loc[j["status"] != "rejected", "submit_s"].min()
+    window = run.metric("end_s") - (first if pd.notna(first) else 0.0)
+    total = 0
+    for t, b in busy.items():
+        ut = util.get(t)
+        if not ut or window <= 0:
+            return None
+        total += round(b / (ut * window))
+    return total or None
+
+
+def bin_steps(times, columns, t_end, cap=None):
+    """Step functions (value columns[k][i] from times[i] to times[i+1], the last to t_end) as they are
+    when they have at most `cap` points (STEP_POINTS_CAP), else as time-weighted means over cap/2
+    equal bins of [0, t_end] (the area under each curve is kept). Returns (times, columns, bin width
+    in seconds, or None when not binned)."""
+    cap = cap or STEP_POINTS_CAP
+    times = np.asarray(times, dtype=float)
+    if len(times) <= cap or t_end <= 0:
+        return times, columns, None
+    edges = np.linspace(0.0, t_end, cap // 2 + 1)
+    widths = np.diff(np.append(times, max(t_end, times[-1])))
+    i = np.searchsorted(times, edges, side="right") - 1
+    ic = np.clip(i, 0, len(times) - 1)
+    out = []
+    for c in columns:
+        c = np.asarray(c, dtype=float)
+        cum = np.concatenate([[0.0], np.cumsum(c * widths)])[:len(times)]   # integral up to each breakpoint
+        integral = np.where(i < 0, 0.0, cum[ic] + c[ic] * (edges - times[ic]))
+        out.append(np.diff(integral) / np.diff(edges))
+    return edges[:-1], out, float(edges[1] - edges[0])
+
+
+def busy_series(run):
+    """(DataFrame time_s, busy_gpus; True when reconstructed from jobs.csv)."""
+    u = run.utilization
+    if u is not None and len(u):
+        return u[["time_s", "busy_gpus"]], False
+    return reconstructed_busy(run), True
+
+
+def utilization_point(out, opts):
+    """The runs of the utilisation figure: one per policy at one point (the first value of every
+    axis not fixed by --where); and the text naming that point."""
+    runs = [r for r in out.runs if _matches(r, opts.where)]
+    fixed = {}
+    for a in out.axes:
+        if a in opts.where:
+            fixed[a] = opts.where[a]
+        elif runs:
+            fixed[a] = runs[0].values[a]
+            runs = [r for r in runs if r.values[a] == fixed[a]]
+    by_policy = {}
+    for r in runs:
+        by_policy.setdefault(r.label, r)
+    text = ", ".join(f"{axis_short(a)} = {v}" for a, v in fixed.items())
+    return by_policy, text
+
+
+def fig_utilization(out, opts):
+    by_policy, point_text = utilization_point(out, opts)
+    if not by_policy:
+        return None
+    series = {}
+    for p, r in by_policy.items():
+        s, rec = busy_series(r)
+        total = cluster_gpus(r) if rec else None
+        if total:
+            s = s.assign(busy_gpus=np.minimum(s["busy_gpus"].to_numpy(dtype=float), total))
+        series[p] = (s, rec)
+    tmax = max(float(s["time_s"].max()) for s, _ in series.values())
+    unit = time_unit(tmax)
+    n = len(series)
+    fig, axs = plt.subplots(n, 1, figsize=(6.6, 1.35 * n + 0.9), sharex=True, sharey=True, squeeze=False,
+                            constrained_layout=True)
+    any_rec = False
+    all_rec = all(rec for _, rec in series.values())
+    top = 0.0
+    bin_width = None
+    for ax, (p, (s, rec)) in zip(axs[:, 0], series.items()):
+        any_rec |= rec
+        t, (b,), width = bin_steps(s["time_s"].to_numpy(dtype=float), [s["busy_gpus"].to_numpy(dtype=float)], tmax)
+        bin_width = width or bin_width
+        t = t / unit.seconds
+        c = policy_colour(p)
+        ax.fill_between(t, b, step="post", color=c, alpha=0.25, linewidth=0)
+        ax.step(t, b, where="post", color=c, linewidth=1.0)
+        total = cluster_gpus(by_policy[p])
+        if total:
+            ax.axhline(total, color="#444444", linewidth=0.8, linestyle="--")
+            ax.annotate(f"{total} GPUs", (1.0, total), xycoords=("axes fraction", "data"), xytext=(-2, 2),
+                        textcoords="offset points", ha="right", va="bottom", fontsize=7, color="#444444")
+        top = max(top, total or 0, float(b.max()) if len(b) else 0)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
+        busy = by_policy[p].metric("utilization")
+        note = f"{p}" + (f": {100 * busy:.1f}% busy" if math.isfinite(busy) else "") + \
+            (" (reconstructed)" if rec and not all_rec else "")
+        ax.set_title(note, loc="left", fontsize=8.5, color=c, pad=2)
+        ax.set_ylabel("busy GPUs")
+        ax.set_xlim(0, tmax / unit.seconds if tmax > 0 else 1)
+    axs[0, 0].set_ylim(0, top * 1.1 if top > 0 else 1)
+    axs[-1, 0].set_xlabel(f"simulated time ({unit.name})")
+    where = f" ({point_text})" if point_text else ""
+    title = f"{out.name}: busy GPUs over time{where}"
+    if any_rec:
+        title += "\napproximate: reconstructed from jobs.csv"
+    _suptitle(fig, title)
+    binned = (f" Series of more than {STEP_POINTS_CAP} changes are averaged over bins of "
+              f"{bin_width / time_unit(bin_width).seconds:.3g} {time_unit(bin_width).name}." if bin_width else "")
+    caption = ("Busy GPUs over time, one panel per policy (shared axes); the dashed line is the cluster's GPU count. "
+               + ("Reconstructed from jobs.csv (the folder has no utilization.csv): each job's GPU-seconds spread "
+                  "evenly from its first start to its finish, capped at the cluster's GPUs; preemptions and "
+                  "resizes are smoothed out." if any_rec else
+                  "From the run's utilisation time series.") + binned)
+    return Figure("utilization", title, caption, fig)
+
+
+FIGURES = [fig_jct_cdf, fig_queueing_cdf, fig_jct_vs_load, fig_jct_ratio, fig_utilization]
+
+
+def figures(out, opts=None):
+    """Yields every figure that fits the folder (Figure objects); the caller saves and closes them."""
+    opts = opts or Options()
+    check_where(out, opts)
+    baseline_policy(out, opts)
+    load_axis(out, opts)
+    for make in FIGURES:
+        f = make(out, opts)
+        if f is not None:
+            yield f
+
+
+def save(fig_obj, folder):
+    """Writes NAME.pdf and NAME.png; returns their paths."""
+    paths = []
+    for ext in ("pdf", "png"):
+        p = os.path.join(folder, f"{fig_obj.name}.{ext}")
+        kwargs = {"metadata": PDF_METADATA} if ext == "pdf" else {"dpi": PNG_DPI}
+        fig_obj.fig.savefig(p, format=ext, **kwargs)
+        paths.append(p)
+    return paths
+
+
+def fail(prog, err):
+    print(f"{prog}: {err}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="plot.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", help="output folder of hetsim run, compare or sweep")
+    ap.add_argument("-o", "--out", help="figure folder (default: DIR/figures)")
+    ap.add_argument("--baseline", help="policy the ratios divide by (default: fifo if present, else the first policy)")
+    ap.add_argument("--x", help="sweep axis of jct_vs_load (default: generator.jobs_per_hour, else the first numeric axis but seed)")
+    ap.add_argument("--where", action="append", metavar="AXIS=VALUE",
+                    help="sweep points to draw (repeatable); fixes the seed and point of the CDF and utilisation figures")
+    ap.add_argument("--errors", choices=sorted(ERROR_KINDS), default="ci95",
+                    help="error bars over seeds: ci95 (95%% CI of the mean, Student t; default) or std")
+    args = ap.parse_args(argv)
+    try:
+        out = load(args.dir)
+        opts = Options(args.baseline, args.x, parse_where(args.where), args.errors)
+        fig_dir = args.out or os.path.join(args.dir, "figures")
+        try:
+            os.makedirs(fig_dir, exist_ok=True)
+        except OSError as e:
+            raise FolderError(fig_dir, f"cannot create the figure folder ({e.strerror})") from None
+        written = []
+        for f in figures(out, opts):
+            try:
+                written += save(f, fig_dir)
+            except OSError as e:
+                raise FolderError(fig_dir, f"cannot write {f.name} ({e.strerror})") from None
+            finally:
+                plt.close(f.fig)
+    except FolderError as e:
+        fail("plot", e)
     for w in written:
-        print(os.path.join(fig_dir, w))
+        print(w)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

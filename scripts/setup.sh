@@ -27,6 +27,7 @@ packages=(
   pybind11-dev python3-dev       # the `hetsim` Python module and --policy-file (embedded Python)
   python3-numpy python3-scipy    # Python policies' views; the max-min linprog example
   python3-pytest                 # the Python tests (run by ctest)
+  chromium chromium-driver python3-selenium  # tests/browser: scripts/report.py's pages in headless Chromium
   time                           # /usr/bin/time for the benchmarks
   clang libclang-rt-14-dev       # scripts/fuzz.sh: clang++ and libFuzzer (libclang_rt.fuzzer), its sanitizers
 )

@@ -1,0 +1,288 @@
+"""scripts/plot.py on the three kinds of output folder (run, compare, sweep) and on bad input."""
+import json
+import os
+import shutil
+import struct
+
+import pytest
+
+from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+
+plot, _ = import_scripts()
+
+EXPECTED = {
+    "run": ["jct_cdf", "queueing_cdf", "utilization"],
+    "fixture": ["jct_cdf", "queueing_cdf", "utilization"],
+    "compare": ["jct_cdf", "queueing_cdf", "jct_ratio", "utilization"],
+    "sweep": ["jct_cdf", "queueing_cdf", "jct_vs_load", "jct_ratio", "utilization"],
+}
+
+
+def png_dpi(path):
+    """Horizontal and vertical dots per inch from a PNG's pHYs chunk (None without one)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos = 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"pHYs":
+            x, y, unit = struct.unpack(">IIB", data[pos + 8:pos + 17])
+            assert unit == 1   # pixels per metre
+            return x * 0.0254, y * 0.0254
+        pos += 12 + length
+    return None
+
+
+@pytest.fixture(scope="module")
+def plotted(folders, tmp_path_factory):
+    """plot.py run twice on each folder kind (a, b), two runs at a time: {kind: [(CompletedProcess, folder)] * 2};
+    the fixture's second run writes to its default folder, DIR/figures."""
+    root = tmp_path_factory.mktemp("figures")
+    default = root / "fixture-copy"
+    shutil.copytree(folders["fixture"], default)
+    calls, where = [], []
+    for kind in sorted(EXPECTED):
+        for k in ("a", "b"):
+            if kind == "fixture" and k == "b":
+                calls.append(("plot.py", default))
+                where.append((kind, default / "figures"))
+            else:
+                calls.append(("plot.py", folders[kind], "-o", root / kind / k))
+                where.append((kind, root / kind / k))
+    result = {}
+    for (kind, folder), r in zip(where, run_scripts(calls)):
+        result.setdefault(kind, []).append((r, folder))
+    return result
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_every_folder_kind_gets_its_figures_as_pdf_and_png(plotted, kind):
+    for r, out in plotted[kind]:
+        assert r.returncode == 0, r.stderr
+        names = sorted(os.listdir(out))
+        assert names == sorted(f"{n}.{ext}" for n in EXPECTED[kind] for ext in ("pdf", "png"))
+        assert [os.path.basename(p) for p in r.stdout.split()] == [f"{n}.{ext}" for n in EXPECTED[kind]
+                                                                  for ext in ("pdf", "png")]
+        assert all(os.path.samefile(os.path.dirname(p), out) for p in r.stdout.split())
+        for n in EXPECTED[kind]:
+            assert (out / f"{n}.pdf").read_bytes()[:5] == b"%PDF-"
+            dpi = png_dpi(out / f"{n}.png")
+            assert dpi is not None and min(dpi) >= 199.5, dpi
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_same_folder_gives_the_same_bytes(plotted, kind):
+    (_, a), (_, b) = plotted[kind]
+    assert sorted(os.listdir(a)) == sorted(os.listdir(b))
+    for name in os.listdir(a):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert b"CreationDate" not in (a / "jct_cdf.pdf").read_bytes()
+
+
+def _small_run(folder, total_gpus=2):
+    """A run folder whose busy GPUs go 0..1 on a 2-GPU cluster: matplotlib's default ticks would be 0.5 apart."""
+    os.makedirs(folder)
+    with open(os.path.join(folder, "jobs.csv"), "w") as f:
+        f.write("job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,"
+                "restarts,restart_s,gpu_s,status,reason\n"
+                "j1,0,0,40,40,0,1,1,v100,0,0,0,40,completed,\n"
+                "j2,10,40,90,80,30,1,1,v100,0,0,0,50,completed,\n")
+    summary = {"jobs_read": 2, "completed": 2, "rejected": 0, "unfinished": 0, "jct_mean_s": 60.0, "jct_p50_s": 60.0,
+               "jct_p95_s": 78.0, "queueing_mean_s": 15.0, "makespan_s": 90.0, "utilization": 0.5,
+               "end_s": 90.0, "cluster": "tiny", "trace": "tiny.csv", "policy": "fifo", "seed": 0}
+    with open(os.path.join(folder, "summary.json"), "w") as f:
+        json.dump(summary, f)
+    with open(os.path.join(folder, "run.utilization.csv"), "w") as f:
+        f.write(f"time_s,busy_gpus,total_gpus,utilization,busy_v100\n0,1,{total_gpus},0.5,1\n90,0,{total_gpus},0,0\n")
+    return folder
+
+
+def _figures(path):
+    return {f.name: f for f in plot.figures(plot.load(str(path)))}
+
+
+def test_integer_axes_have_integer_ticks_only(folders, tmp_path):
+    tiny = _small_run(str(tmp_path / "tiny"))
+    for path in (tiny, folders["run"], folders["compare"], folders["sweep"]):
+        figs = _figures(path)
+        try:
+            axes = [a for a in figs["utilization"].fig.axes if a.get_visible()]
+            for ax in axes:
+                lo, hi = ax.get_ylim()
+                shown = [t for t in ax.get_yticks() if lo <= t <= hi]
+                assert len(shown) >= 2, (path, shown)
+                assert all(float(t).is_integer() for t in shown), (path, shown)
+        finally:
+            for f in figs.values():
+                plot.plt.close(f.fig)
+
+
+def test_time_unit_follows_the_range():
+    assert plot.time_unit(50).name == "seconds"
+    assert plot.time_unit(500).name == "minutes"
+    assert plot.time_unit(1500).name == "hours"
+    assert plot.time_unit(7800).name == "hours"
+    assert plot.time_unit(5e6).name == "days"
+
+
+def test_hours_for_a_range_in_the_thousands_of_seconds(folders):
+    # the hand-made run: JCTs 1,200-7,800 s, queueing up to 3,000 s, the run ends at 9,000 s
+    figs = _figures(folders["fixture"])
+    try:
+        assert "hours" in figs["jct_cdf"].fig.axes[0].get_xlabel()
+        assert "hours" in figs["queueing_cdf"].fig.axes[0].get_xlabel()
+        assert figs["utilization"].fig.axes[-1].get_xlabel() == "simulated time (hours)"
+        xmax = figs["utilization"].fig.axes[-1].get_xlim()[1]
+        assert xmax == pytest.approx(2.5)   # 9,000 s
+    finally:
+        for f in figs.values():
+            plot.plt.close(f.fig)
+
+
+def test_cdf_panels_never_pool_points(folders):
+    out = plot.load(folders["sweep"])
+    f = plot.fig_jct_cdf(out, plot.Options())
+    try:
+        panels = [a for a in f.fig.axes if a.get_visible()]
+        assert len(panels) == 2                                # cluster_scale 1 and 2
+        assert [a.get_title() for a in panels] == ["scale = 1 (60 jobs)", "scale = 2 (60 jobs)"]
+        for a in panels:
+            assert len(a.get_lines()) == 2                     # fifo and srtf, one seed each
+        assert "seed 0 of 3" in f.title
+        assert "report-sweep" in f.title and "/" not in f.title
+    finally:
+        plot.plt.close(f.fig)
+
+
+def test_error_bars_say_what_they_are(folders):
+    out = plot.load(folders["sweep"])
+    for errors, text in (("ci95", "95% CI of the mean over 3 seeds"), ("std", "standard deviation over 3 seeds")):
+        f = plot.fig_jct_vs_load(out, plot.Options(errors=errors))
+        try:
+            assert text in f.title and text in f.caption
+        finally:
+            plot.plt.close(f.fig)
+
+
+def test_student_t_quantiles():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for df in list(range(1, 31)) + [45, 100, 500]:
+        assert plot.t975(df) == pytest.approx(scipy_stats.t.ppf(0.975, df), abs=0.03 if df > 30 else 5e-4)
+    mean, half = plot.spread([1.0, 2.0, 3.0], "ci95")
+    assert mean == 2.0 and half == pytest.approx(4.303 * 1.0 / 3 ** 0.5)
+    assert plot.spread([1.0, 2.0, 3.0], "std") == (2.0, 1.0)
+    assert plot.spread([5.0], "ci95") == (5.0, 0.0)
+
+
+def test_ratio_baseline_is_fifo_by_default_and_selectable(folders):
+    out = plot.load(folders["compare"])
+    f = plot.fig_jct_ratio(out, plot.Options())
+    assert "relative to fifo" in f.title
+    plot.plt.close(f.fig)
+    f = plot.fig_jct_ratio(out, plot.Options(baseline="srtf"))
+    assert "relative to srtf" in f.title
+    assert [t.get_text() for t in f.fig.axes[0].get_xticklabels()] == ["fifo", "las"]
+    plot.plt.close(f.fig)
+
+
+def test_policy_colours_are_fixed_and_stable():
+    assert plot.policy_colour("fifo") == "#1f77b4"
+    assert plot.policy_colour("srtf") == "#d62728"
+    # another process gives a name outside the table the same colour (no salted hash())
+    import subprocess
+    import sys
+    code = f"import sys; sys.path.insert(0, {plot.__file__.rsplit(os.sep, 1)[0]!r}); import plot; print(plot.policy_colour('my-policy'))"
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED=s)).stdout
+            for s in ("1", "2")}
+    assert outs == {plot.policy_colour("my-policy") + "\n"}
+
+
+def test_titles_name_no_absolute_path(folders):
+    for kind in ("run", "compare", "sweep"):
+        for f in plot.figures(plot.load(folders[kind])):
+            try:
+                assert os.sep + "tmp" not in f.title and not any(os.sep in t.get_text() for t in f.fig.texts), f.title
+            finally:
+                plot.plt.close(f.fig)
+
+
+def _one_line_error(r, prefix):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(prefix), lines[0]
+    return lines[0]
+
+
+class InProcess:
+    """plot.main() in this process, as a CompletedProcess-like result (no interpreter start-up per case)."""
+
+    def __init__(self, capsys, argv):
+        with pytest.raises(SystemExit) as e:
+            plot.main([str(a) for a in argv])
+        captured = capsys.readouterr()
+        self.returncode, self.stdout, self.stderr = e.value.code, captured.out, captured.err
+
+
+def test_bad_folders_exit_2_with_one_line(folders, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # the real command line once
+    line = _one_line_error(run_script("plot.py", empty), f"plot: {empty}: not a hetsim output folder")
+    assert "summary.json" in line
+    check = lambda argv, prefix: _one_line_error(InProcess(capsys, argv), prefix)  # noqa: E731
+    check([tmp_path / "nowhere"], f"plot: {tmp_path / 'nowhere'}: no such folder")
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    check([f], f"plot: {f}: not a folder")
+
+    bad = tmp_path / "bad-jobs"
+    shutil.copytree(folders["fixture"], bad)
+    text = (bad / "jobs.csv").read_text().replace("jct_s,", "jct_seconds,", 1)
+    (bad / "jobs.csv").write_text(text)
+    check([bad], f"plot: {bad / 'jobs.csv'}: missing column jct_s")
+
+    bad = tmp_path / "bad-number"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "jobs.csv").write_text((bad / "jobs.csv").read_text().replace("3600.000000,3600.000000", "soon,3600.000000", 1))
+    check([bad], f"plot: {bad / 'jobs.csv'}: line 2: column finish_s: not a number: 'soon'")
+
+    bad = tmp_path / "bad-summary"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "summary.json").write_text("{\"jobs_read\": 5,")
+    check([bad], f"plot: {bad / 'summary.json'}: not valid JSON")
+
+    bad = tmp_path / "bad-compare"
+    shutil.copytree(folders["compare"], bad)
+    shutil.rmtree(bad / "srtf")
+    check([bad], f"plot: {bad / 'srtf' / 'summary.json'}: missing")
+
+    bad = tmp_path / "bad-util"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "t.utilization.csv").write_text("time_s,busy\n0,1\n")
+    check([bad], f"plot: {bad / 't.utilization.csv'}: missing columns busy_gpus, total_gpus")
+
+    bad = tmp_path / "bad-sweep"
+    shutil.copytree(folders["sweep"], bad)
+    (bad / "points.csv").write_text("")
+    check([bad], f"plot: {bad / 'points.csv'}: empty file")
+
+
+def test_bad_options_exit_2(folders, tmp_path, capsys):
+    check = lambda argv, prefix: _one_line_error(InProcess(capsys, argv), prefix)  # noqa: E731
+    check([folders["sweep"], "-o", tmp_path, "--where", "seed=7"], "plot: --where: seed=7: no such value (values: 0, 1, 2)")
+    check([folders["sweep"], "-o", tmp_path, "--where", "trace=x"], "plot: --where: 'trace' is not an axis")
+    check([folders["compare"], "-o", tmp_path, "--baseline", "sia"],
+          "plot: --baseline: 'sia' is not a policy of this folder (fifo, srtf, las)")
+    assert os.listdir(tmp_path) == []     # nothing written
+
+
+def test_where_picks_the_seed_and_point(folders):
+    out = plot.load(folders["sweep"])
+    opts = plot.Options(where={"seed": "2", "cluster_scale": "2"})
+    f = plot.fig_utilization(out, opts)
+    assert "scale = 2, seed = 2" in f.title
+    plot.plt.close(f.fig)
+    assert plot.fig_jct_vs_load(out, opts) is None    # the load axis is fixed: nothing to draw against

@@ -1,0 +1,221 @@
+"""scripts/report.py: one self-contained, deterministic HTML page per output folder (the page in a
+real browser: tests/browser/test_report.py)."""
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+
+plot, report = import_scripts()
+
+FIGURES = {"run": 3, "fixture": 3, "compare": 4, "sweep": 5}
+
+
+@pytest.fixture(scope="module")
+def pages(folders, tmp_path_factory):
+    """report.py twice per folder kind (-o a.html, b.html), two at a time: {kind: [(CompletedProcess, page)] * 2}."""
+    root = tmp_path_factory.mktemp("pages")
+    calls, where = [], []
+    for kind in sorted(FIGURES):
+        for k in ("a", "b"):
+            calls.append(("report.py", folders[kind], "-o", root / f"{kind}-{k}.html"))
+            where.append((kind, root / f"{kind}-{k}.html"))
+    result = {}
+    for (kind, page), r in zip(where, run_scripts(calls)):
+        result.setdefault(kind, []).append((r, page))
+    return result
+
+
+def html_of(pages, kind):
+    r, page = pages[kind][0]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"{page}\n"
+    return page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURES))
+def test_page_is_self_contained(pages, kind):
+    text = html_of(pages, kind)
+    assert text.startswith("<!DOCTYPE html>")
+    assert "<script" not in text and " src=" not in text and "@import" not in text
+    assert "<link rel=\"stylesheet\"" not in text
+    assert all(h.startswith("#") or h.startswith("data:") for h in re.findall(r'href="([^"]*)"', text))
+    # the only URLs left are XML namespace names, which a browser never fetches
+    assert "http" not in re.sub(r'xmlns(:\w+)?="[^"]*"', "", text)
+    assert text.count('<svg class="mpl"') == FIGURES[kind]
+    assert len(set(re.findall(r'\bid="([^"]+)"', text))) == len(re.findall(r'\bid="([^"]+)"', text))   # ids unique
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURES))
+def test_same_folder_same_bytes(pages, kind):
+    (_, a), (_, b) = pages[kind]
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_default_page_is_dir_report_html(folders, tmp_path):
+    d = tmp_path / "run"
+    shutil.copytree(folders["fixture"], d)
+    r = run_script("report.py", d)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"{d / 'report.html'}\n"
+    assert (d / "report.html").read_text().count("<svg") >= 6
+    assert not [n for n in os.listdir(d) if n.startswith(".")]   # no temporary file left
+
+
+def test_tables_hold_the_summary_metrics(pages, folders):
+    text = html_of(pages, "compare")
+    for header in ("policy", "jobs", "completed", "mean JCT (", "median JCT (", "p95 JCT (", "mean queueing delay (",
+                   "makespan (", "utilisation (%)"):
+        assert f"<th>{header}" in text
+    for policy in ("fifo", "srtf", "las"):
+        s = json.load(open(os.path.join(folders["compare"], policy, "summary.json")))
+        row = re.search(r'<tr><td class="policy"><span[^>]*></span>' + policy + r'</td>(.*?)</tr>', text).group(1)
+        assert f'<td class="num">{s["jobs_read"]:,}</td>' in row
+        assert f'title="{s["jct_mean_s"]:,.3f} s"' in row
+        assert f'<td class="num">{100 * s["utilization"]:.1f}</td>' in row
+    assert "<h1>hetsim report: " in text
+
+    text = html_of(pages, "sweep")
+    assert "Mean over 3 seeds" in text and "Every point (12 completed)" in text
+    assert "<th>cluster scale (node copies)</th>" in text
+    assert "hetsim report: report-sweep" in text
+
+
+def test_settings_and_versions(pages):
+    text = html_of(pages, "fixture")
+    for key, value in (("cluster", "fixture-8"), ("trace", "fixture.csv"), ("policy", "srtf"), ("seed", "0")):
+        assert f"<tr><th>{key}</th><td>{value}</td></tr>" in text
+    assert "<tr><th>hetsim</th><td>0.2.0 (hand-made fixture)</td></tr>" in text
+    assert f"<tr><th>matplotlib</th><td>{plot.matplotlib.__version__}</td></tr>" in text
+    text = html_of(pages, "sweep")
+    assert "<tr><th>cluster</th><td>default</td></tr>" in text          # from point.json
+    assert "<tr><th>cluster scale (node copies)</th><td>1, 2</td></tr>" in text
+
+
+def test_run_timeline_uses_the_allocations_and_queue_columns(pages):
+    text = html_of(pages, "fixture")
+    tl = text[text.index('<section id="timeline">'):text.index('<section id="settings">')]
+    assert "one per allocation, from t.allocations.csv" in tl
+    assert "Source: queued_jobs of t.utilization.csv." in tl
+    rects = re.findall(r'<rect [^>]*fill="([^"]+)"><title>([^<]*)</title>', tl)
+    assert len(rects) == 5
+    titles = [t for _, t in rects]
+    assert sum(t.startswith("b, allocation") for t in titles) == 2               # preempted once
+    mixed = [c for c, t in rects if t.startswith("c, ")]
+    assert mixed == [plot.MIXED_COLOUR]                                          # v100+t4
+    assert any("preempted" in t for t in titles)
+    assert "e: rejected at admission (needs 16 GPUs, the cluster has 8)" in tl
+    for chart in ("timeline-jobs", "timeline-queue", "timeline-busy"):
+        assert f'id="{chart}"' in tl
+    assert ">running jobs</span>" in tl                                          # running_jobs column
+
+
+def test_run_timeline_falls_back_to_jobs_csv(folders, tmp_path):
+    d = tmp_path / "old"
+    shutil.copytree(folders["fixture"], d)
+    os.remove(d / "t.allocations.csv")
+    lines = (d / "t.utilization.csv").read_text().splitlines()
+    keep = [i for i, c in enumerate(lines[0].split(",")) if c not in ("queued_jobs", "running_jobs")]
+    (d / "t.utilization.csv").write_text("\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n")
+    r = run_script("report.py", d)
+    assert r.returncode == 0, r.stderr
+    tl = (d / "report.html").read_text()
+    assert "Bars from jobs.csv" in tl and "the folder has no *.allocations.csv" in tl
+    assert "reconstructed from jobs.csv (arrival to first start" in tl
+    assert len(re.findall(r'<rect [^>]*><title>', tl)) == 4                     # one bar per started job
+
+
+def test_real_run_page_has_a_timeline(pages):
+    text = html_of(pages, "run")
+    assert '<section id="timeline">' in text and "Source: timeline.utilization.csv" in text
+    for kind in ("compare", "sweep"):
+        assert '<section id="timeline">' not in html_of(pages, kind)
+
+
+def test_timeline_caps_the_job_rows(tmp_path):
+    d = tmp_path / "many"
+    d.mkdir()
+    rows = ["job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,restarts,"
+            "restart_s,gpu_s,status,reason"]
+    for i in range(350):
+        rows.append(f"j{i},{i * 10},{i * 10},{i * 10 + 100},100,0,1,1,v100,0,0,0,100,completed,")
+    (d / "jobs.csv").write_text("\n".join(rows) + "\n")
+    (d / "summary.json").write_text(json.dumps({"jobs_read": 350, "completed": 350, "jct_mean_s": 100.0,
+                                                "utilization": 0.1, "end_s": 3590.0, "policy": "fifo",
+                                                "cluster": "c", "trace": "t.csv", "seed": 0}))
+    r = run_script("report.py", d, "-o", tmp_path / "p.html")
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "p.html").read_text()
+    assert "Showing the first 300 of 350 jobs (trace order)." in text
+    assert len(re.findall(r'<rect [^>]*><title>j\d+, allocation', text)) == 300
+
+
+def test_strings_are_escaped(folders, tmp_path):
+    d = tmp_path / "evil"
+    shutil.copytree(folders["fixture"], d)
+    s = json.loads((d / "summary.json").read_text())
+    s["policy"] = "<b>bold</b>&co"
+    s["cluster"] = "<script>alert(1)</script>"
+    (d / "summary.json").write_text(json.dumps(s))
+    (d / "jobs.csv").write_text((d / "jobs.csv").read_text().replace("\na,", "\n<i>a</i>,"))
+    (d / "t.allocations.csv").write_text((d / "t.allocations.csv").read_text().replace("\na,", "\n<i>a</i>,"))
+    r = run_script("report.py", d)
+    assert r.returncode == 0, r.stderr
+    text = (d / "report.html").read_text()
+    assert "<b>bold</b>" not in text and "<script>" not in text and "<i>a</i>" not in text
+    assert "&lt;b&gt;bold&lt;/b&gt;&amp;co" in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "&lt;i&gt;a&lt;/i&gt;, allocation 0" in text
+
+
+def _one_line_error(r, prefix):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(prefix), r.stderr
+    return lines[0]
+
+
+def test_bad_input_exits_2_naming_the_folder_or_file(folders, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    _one_line_error(run_script("report.py", empty), f"report: {empty}: not a hetsim output folder")
+
+    def check(argv, prefix):
+        code = report.main([str(a) for a in argv])
+        captured = capsys.readouterr()
+        r = type("R", (), {"returncode": code, "stdout": captured.out, "stderr": captured.err})
+        return _one_line_error(r, prefix)
+
+    check([tmp_path / "nowhere"], f"report: {tmp_path / 'nowhere'}: no such folder")
+    bad = tmp_path / "bad-alloc"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "t.allocations.csv").write_text("job_id,start_s\na,0\n")
+    check([bad], f"report: {bad / 't.allocations.csv'}: missing columns allocation, end_s, gpus, gpu_type")
+    bad = tmp_path / "bad-alloc-number"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "t.allocations.csv").write_text((bad / "t.allocations.csv").read_text().replace(",3600.000000,4", ",later,4", 1))
+    check([bad], f"report: {bad / 't.allocations.csv'}: line 2: column end_s: not a number: 'later'")
+    bad = tmp_path / "bad-queue"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "t.utilization.csv").write_text((bad / "t.utilization.csv").read_text().replace("0.500000,0,1", "0.500000,x,1", 1))
+    check([bad], f"report: {bad / 't.utilization.csv'}: line 2: column queued_jobs: not a number: 'x'")
+    bad = tmp_path / "bad-summary"
+    shutil.copytree(folders["fixture"], bad)
+    (bad / "summary.json").write_text("[1, 2]")
+    check([bad], f"report: {bad / 'summary.json'}: not a summary")
+    check([folders["fixture"], "-o", tmp_path / "no" / "such" / "folder.html"],
+          f"report: {tmp_path / 'no' / 'such' / 'folder.html'}: cannot write the report")
+
+
+def test_number_formats():
+    assert report.fmt_number(975023.097) == "975,023"
+    assert report.fmt_number(270.84) == "270.8"
+    assert report.fmt_number(24.98) == "24.98"
+    assert report.fmt_number(0.5) == "0.500"
+    assert report.fmt_number(0) == "0"
+    assert report.fmt_number(float("nan")) == report.fmt_number(None) == "\u2014"
+    assert report.fmt_count(1627) == "1,627"
+    assert report.fmt_percent(0.508333) == "50.8"
