@@ -87,7 +87,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
   add_log_level_option(cmd, opts->log_level);
   add_progress_period_option(cmd, opts->progress_period_s);
   cmd->add_option("--out", opts->out,
-                  "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv and summary.json in DIR/<policy>/");
+                  "Write DIR/compare.csv, DIR/compare.json and each policy's jobs.csv, summary.json and utilization.csv in DIR/<policy>/");
   return [opts, &base_registry = registry]() -> int {
     RunSpec base = to_run_spec(opts->run);
     const PolicyHost host(base_registry, opts->run.policy_files);

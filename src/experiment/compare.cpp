@@ -1,7 +1,9 @@
 #include "hetsim/experiment/compare.hpp"
+#include "hetsim/metrics/timeline.hpp"
 
 #include <chrono>
 #include <mutex>
+#include <sstream>
 #include <algorithm>
 #include <cmath>
 
@@ -47,7 +49,12 @@ std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vecto
     spec.params = policies[i].params;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      e.output = run_simulation(spec, registry);
+      // Busy GPUs over time as sweep points keep it (small: one row per change), for plots.
+      std::ostringstream utilization_csv;
+      UtilizationRecorder utilization(utilization_csv);
+      JobEventSink* sinks[] = {&utilization};
+      e.output = run_simulation(spec, registry, sinks);
+      e.utilization_csv = std::move(utilization_csv).str();
       e.metrics = summary_metrics(*e.output);
     } catch (const InvariantViolation&) {
       throw;  // an internal error, not a failed policy: parallel_for rethrows it after every run
@@ -142,7 +149,11 @@ void write_compare_outputs(const std::string& dir, const std::vector<CompareEntr
   write_file_checked(root / "compare.csv", "--out", [&](std::ostream& out) { write_compare_csv(out, entries); });
   write_file_checked(root / "compare.json", "--out", [&](std::ostream& out) { write_compare_json(out, entries); });
   for (const CompareEntry& e : entries)
-    if (e.output) write_run_outputs((root / safe_folder_name(e.policy)).string(), *e.output);
+    if (e.output) {
+      const std::filesystem::path folder = root / safe_folder_name(e.policy);
+      write_run_outputs(folder.string(), *e.output);
+      write_text_checked(folder / "utilization.csv", "--out", e.utilization_csv);
+    }
 }
 
 }  // namespace hetsim

@@ -19,6 +19,7 @@ struct CompareEntry {
   std::optional<RunOutput> output;
   std::string error;   ///< non-empty when the run failed
   std::vector<std::pair<std::string, double>> metrics;  ///< summary_metrics(*output)
+  std::string utilization_csv;  ///< busy GPUs over time (UtilizationRecorder), written as <policy>/utilization.csv
 };
 
 /// Runs `base` once per policy variant (policy and parameters replaced) on `threads` threads.
