@@ -200,6 +200,10 @@ std::pair<std::size_t, std::size_t> write_results(const std::string& out_dir, co
   write_text_checked(out / ("points" + suffix + ".csv"), "--out", manifest.str());
   write_text_checked(out / ("results" + suffix + ".csv"), "--out", results.str());
   write_text_checked(out / ("failures" + suffix + ".csv"), "--out", failures.str());
+  // The spec's name and description, for titles of figures and reports (not its paths: portable).
+  nlohmann::ordered_json about{{"name", spec.name}, {"description", spec.description}};
+  write_text_checked(out / "spec.json", "--out",
+                     about.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return {done, failed};
 }
 
