@@ -1,5 +1,6 @@
 #include "hetsim/util/output_file.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -21,10 +22,14 @@ namespace {
 }
 
 // A sibling of `file` that no other writer uses: same folder (so the rename stays on one file
-// system and is atomic), hidden, named by process and thread (sweep points write in parallel).
+// system and is atomic), hidden, named by process, thread (sweep points write in parallel) and a
+// per-process count, since one thread may hold a streamed file open while it writes another of
+// the same name (--timeline OUT/summary.json beside --out OUT).
 std::filesystem::path temporary_sibling(const std::filesystem::path& file) {
+  static std::atomic<std::uint64_t> next{0};  // only makes names unique; no output depends on it
   const auto thread = std::hash<std::thread::id>{}(std::this_thread::get_id());
-  return file.parent_path() / fmt::format(".{}.tmp-{}-{:x}", file.filename().string(), ::getpid(), thread);
+  return file.parent_path() /
+         fmt::format(".{}.tmp-{}-{:x}-{}", file.filename().string(), ::getpid(), thread, next.fetch_add(1));
 }
 
 // An empty file created and closed, to learn now whether a folder takes files.
