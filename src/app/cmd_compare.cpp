@@ -106,7 +106,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
       bar.printer().note(fmt::format("hetsim: {} {} in {:.1f} s", e.policy, e.error.empty() ? "done" : "failed", wall_s));
       bar.update(finished, policies.size(), failed, wall_s);
     };
-    const auto entries = compare_policies(base, policies, registry, opts->threads, on_done);
+    const auto entries = compare_policies(base, policies, registry, opts->threads, !opts->out.empty(), on_done);
     if (!opts->quiet) print_compare_table(std::cout, entries);
     if (!opts->out.empty()) {
       write_compare_outputs(opts->out, entries);

@@ -37,7 +37,7 @@ std::vector<std::string> all_metric_names(const std::vector<CompareEntry>& entri
 }  // namespace
 
 std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vector<PolicyVariant>& policies,
-                                           const PolicyRegistry& registry, int threads,
+                                           const PolicyRegistry& registry, int threads, bool record_utilization,
                                            const std::function<void(const CompareEntry&, double wall_s)>& on_done) {
   std::vector<CompareEntry> entries(policies.size());
   std::mutex lock;  // serialises on_done
@@ -52,7 +52,8 @@ std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vecto
       // Busy GPUs over time as sweep points keep it (small: one row per change), for plots.
       std::ostringstream utilization_csv;
       UtilizationRecorder utilization(utilization_csv);
-      JobEventSink* sinks[] = {&utilization};
+      std::vector<JobEventSink*> sinks;
+      if (record_utilization) sinks.push_back(&utilization);
       e.output = run_simulation(spec, registry, sinks);
       e.utilization_csv = std::move(utilization_csv).str();
       e.metrics = summary_metrics(*e.output);
@@ -152,7 +153,7 @@ void write_compare_outputs(const std::string& dir, const std::vector<CompareEntr
     if (e.output) {
       const std::filesystem::path folder = root / safe_folder_name(e.policy);
       write_run_outputs(folder.string(), *e.output);
-      write_text_checked(folder / "utilization.csv", "--out", e.utilization_csv);
+      if (!e.utilization_csv.empty()) write_text_checked(folder / "utilization.csv", "--out", e.utilization_csv);
     }
 }
 

@@ -90,7 +90,7 @@ py::tuple compare_entry(const std::string& doc, const py::list& entries, int thr
   {
     py::gil_scoped_release release;
     check_run_inputs(base);  // as `hetsim compare`: one input error, not one failure per policy
-    results = compare_policies(base, spec.policies, registry, std::max(1, threads));
+    results = compare_policies(base, spec.policies, registry, std::max(1, threads), !out_dir.empty());
     if (!out_dir.empty()) write_compare_outputs(out_dir, results);
   }
   std::ostringstream table;

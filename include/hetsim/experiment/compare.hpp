@@ -19,15 +19,19 @@ struct CompareEntry {
   std::optional<RunOutput> output;
   std::string error;   ///< non-empty when the run failed
   std::vector<std::pair<std::string, double>> metrics;  ///< summary_metrics(*output)
-  std::string utilization_csv;  ///< busy GPUs over time (UtilizationRecorder), written as <policy>/utilization.csv
+  /// Busy GPUs over time (UtilizationRecorder), written as <policy>/utilization.csv; recorded only
+  /// when compare_policies is asked to (the outputs will be written), empty otherwise.
+  std::string utilization_csv;
 };
 
 /// Runs `base` once per policy variant (policy and parameters replaced) on `threads` threads.
 /// Entries come back in the order of `policies` whatever the thread timing. A failing run is
 /// reported in its entry; the others still run. `on_done` (optional) hears of each finished run
 /// with its wall time, serialised, in finishing order (progress on stderr; no output records it).
+/// `record_utilization`: keep each run's utilisation CSV for write_compare_outputs (costs a third
+/// more CPU on a large event-driven run, so only when the outputs are written).
 std::vector<CompareEntry> compare_policies(const RunSpec& base, const std::vector<PolicyVariant>& policies,
-                                           const PolicyRegistry& registry, int threads,
+                                           const PolicyRegistry& registry, int threads, bool record_utilization = false,
                                            const std::function<void(const CompareEntry&, double wall_s)>& on_done = {});
 
 /// A column of the comparison table.
