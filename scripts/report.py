@@ -583,12 +583,18 @@ def _y_axis(y, ymax, label, top, bottom):
     return "".join(parts)
 
 
-def small_chart(cid, title, x, unit, t_end, ymax, ylabel, lines):
+def _chart_open(cid, title, x, unit, t_end, ymax, ylabel):
+    """(y axis, bottom, the svg's opening parts) shared by the timeline's line and band charts."""
     top, bottom = 10, 10 + CHART_H - 50
     y = Axis(0.0, ymax * 1.08, bottom, top)
     parts = [f'<svg class="timeline" id="{cid}" viewBox="0 0 {W} {CHART_H}" width="{W}" height="{CHART_H}" role="img" '
              f'aria-label="{esc(title)}"><title>{esc(title)}</title>', grid_x(x, unit, t_end, top, bottom),
              _y_axis(y, ymax, ylabel, top, bottom)]
+    return y, bottom, parts
+
+
+def small_chart(cid, title, x, unit, t_end, ymax, ylabel, lines):
+    y, bottom, parts = _chart_open(cid, title, x, unit, t_end, ymax, ylabel)
     for name, colour, xs, ys, fill in lines:
         xs2, ys2 = np.append(xs, t_end), np.append(ys, ys[-1] if len(ys) else 0)
         if fill:
@@ -602,11 +608,7 @@ def small_chart(cid, title, x, unit, t_end, ymax, ylabel, lines):
 
 
 def stacked_chart(cid, title, x, unit, t_end, ymax, ylabel, bands, total):
-    top, bottom = 10, 10 + CHART_H - 50
-    y = Axis(0.0, ymax * 1.08, bottom, top)
-    parts = [f'<svg class="timeline" id="{cid}" viewBox="0 0 {W} {CHART_H}" width="{W}" height="{CHART_H}" role="img" '
-             f'aria-label="{esc(title)}"><title>{esc(title)}</title>', grid_x(x, unit, t_end, top, bottom),
-             _y_axis(y, ymax, ylabel, top, bottom)]
+    y, bottom, parts = _chart_open(cid, title, x, unit, t_end, ymax, ylabel)
     for name, colour, xs, lower, upper in bands:
         parts.append(f'<path d="{band_path(xs, lower, upper, x, y, t_end)}" fill="{esc(colour)}" fill-opacity="0.85" '
                      f'stroke="none"><title>{esc(name)}</title></path>')

@@ -2,6 +2,7 @@
 // timeline of a run, settings and versions) for a run, compare or sweep folder. The page is made
 // by scripts/report.py with matplotlib under Debian's python3: figures are matplotlib's job, and
 // the same code draws scripts/plot.py's PDF/PNG figures.
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/core.h>

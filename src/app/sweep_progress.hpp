@@ -33,8 +33,8 @@ inline void attach_sweep_progress(SweepOptions& so, ProgressBar& bar, const Logg
     *last_wall_s = wall_s;
     if (show) bar.printer().note(fmt::format("hetsim: point {} {} in {:.1f} s", p.id, ok ? "done" : "failed", wall_s));
     for (const std::string& w : texts) {
-      if (warnings.seen.insert(w).second) log.warning(fmt::format("point {}: {}", p.id, w));
-      else if (log.shows_info()) log.warning(fmt::format("point {}: {}", p.id, w));
+      const bool first = warnings.seen.insert(w).second;
+      if (first || log.shows_info()) log.warning(fmt::format("point {}: {}", p.id, w));
       else ++warnings.repeated;
     }
   };
