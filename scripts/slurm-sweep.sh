@@ -3,6 +3,7 @@
 # that waits for all of them (docs/EXPERIMENTS.md, "Beyond one machine").
 #
 #   bash scripts/slurm-sweep.sh SPEC OUT_DIR [SHARDS] [THREADS_PER_SHARD] [-- extra sbatch options]
+#   bash scripts/slurm-sweep.sh -h     # this text
 #
 # Example: bash scripts/slurm-sweep.sh experiments/gavel108-load.json /shared/out/g108 8 4 -- --partition=cpu
 #
@@ -19,33 +20,62 @@
 # Each submission keeps its own logs and job scripts in OUT_DIR/slurm/<date>-<time>[-N]/.
 set -euo pipefail
 
+# usage [STATUS]: the header comment above; to stdout for -h/--help (exit 0), else to stderr.
 usage() {
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
-  exit 2
+  local status=${1:-2}
+  if [ "$status" -eq 0 ]; then
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  else
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
+  fi
+  exit "$status"
 }
 die() { echo "slurm-sweep: $*" >&2; exit 2; }
 absolute() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 
+case ${1:-} in -h|--help) usage 0 ;; esac
 [ $# -ge 2 ] || usage
 positional=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do positional+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift   # what remains goes to sbatch
 if [ ${#positional[@]} -lt 2 ] || [ ${#positional[@]} -gt 4 ]; then usage; fi
+[ -n "${positional[0]}" ] || die "SPEC is empty: give the experiment spec's path"
+[ -n "${positional[1]}" ] || die "OUT_DIR is empty: give the folder the shards write into"
 spec=$(absolute "${positional[0]}")
 out=$(absolute "${positional[1]}")
 shards=${positional[2]:-4}
 threads=${positional[3]:-2}
-[[ $shards =~ ^[1-9][0-9]*$ ]] || die "SHARDS must be a positive integer, not '$shards'"
-[[ $threads =~ ^[1-9][0-9]*$ ]] || die "THREADS_PER_SHARD must be a positive integer, not '$threads'"
+# Bounds keep bash's arithmetic far from overflow and catch typos; Slurm's own limits
+# (MaxArraySize, a node's CPUs) are checked by sbatch.
+max_shards=100000 max_threads=4096 max_check_timeout_s=86400
+positive_at_most() {   # positive_at_most NAME VALUE MAX
+  [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] && [ "$2" -le "$3" ] ||
+    die "$1 must be a whole number from 1 to $3, not '$2'"
+}
+positive_at_most SHARDS "$shards" "$max_shards"
+positive_at_most THREADS_PER_SHARD "$threads" "$max_threads"
 check_timeout=${CHECK_TIMEOUT:-300}
-[[ $check_timeout =~ ^[0-9]+$ ]] || die "CHECK_TIMEOUT must be a number of seconds, not '$check_timeout'"
+[[ $check_timeout =~ ^[0-9]{1,9}$ ]] && [ "$check_timeout" -le "$max_check_timeout_s" ] ||
+  die "CHECK_TIMEOUT must be a number of seconds from 0 to $max_check_timeout_s, not '$check_timeout'"
 repo=$(cd "$(dirname "$0")/.." && pwd)
+[ -n "${HETSIM-unset}" ] || die "HETSIM is set but empty: unset it or give the hetsim binary's path"
 hetsim=$(absolute "${HETSIM:-$repo/build/release/hetsim}")
-[ -x "$hetsim" ] || die "$hetsim not found or not executable (build first or set HETSIM)"
+[ -f "$hetsim" ] && [ -x "$hetsim" ] ||
+  die "$hetsim is not an executable file (build first, or set HETSIM to the hetsim binary)"
+version=$("$hetsim" --version 2>&1) && [[ $version == hetsim* ]] ||
+  die "$hetsim is not a working hetsim binary: '$hetsim --version' printed '${version:0:200}'"
 command -v sbatch >/dev/null || die "sbatch not found: run this on a Slurm submit host"
 
 # Fail here, before anything is queued, when the spec is bad (unknown key, missing file, policy).
-points=$("$hetsim" sweep "$spec" --out "$out" --dry-run)
+# hetsim has printed its own error on stderr; this line says who stopped and that nothing was queued.
+dry_status=0
+points=$("$hetsim" sweep "$spec" --out "$out" --dry-run) || dry_status=$?
+[ "$dry_status" -eq 0 ] ||
+  die "'hetsim sweep --dry-run' rejected $spec (exit $dry_status, its message above); nothing was submitted"
+point_count=$(sed -n 's/.* is valid: \([0-9]*\) points\{0,1\}$/\1/p' <<<"$points" | tail -n 1)
+if [ -n "$point_count" ] && [ "$shards" -gt "$point_count" ]; then
+  die "SHARDS ($shards) is more than the spec's $point_count points: some array tasks would run nothing"
+fi
 
 # This submission's folder: never one an earlier submission wrote.
 mkdir -p "$out/slurm"
@@ -158,10 +188,21 @@ array_id=$(sbatch --parsable "$@" \
   --job-name=hetsim-sweep --array="0-$((shards - 1))" --cpus-per-task="$threads" \
   --output="$logs/shard-%a.log" "$logs/shard.sh")
 array_id=${array_id%%;*}
+merge_status=0
 merge_id=$(sbatch --parsable "$@" \
   --job-name=hetsim-merge --dependency="afterany:$array_id" --cpus-per-task=1 \
-  --output="$logs/merge.log" "$logs/merge.sh")
+  --output="$logs/merge.log" "$logs/merge.sh") || merge_status=$?
 merge_id=${merge_id%%;*}
+if [ "$merge_status" -ne 0 ] || [ -z "$merge_id" ]; then
+  {
+    echo "slurm-sweep: the shards were submitted as array job $array_id, but submitting the merge job failed"
+    echo "  (sbatch exit $merge_status, its message above). The shards run and write into $out;"
+    echo "  once they have ended (squeue -j $array_id), merge by hand:"
+    printf '    %q merge %q --out %q\n' "$hetsim" "$spec" "$out"
+    echo "  or cancel them: scancel $array_id"
+  } >&2
+  exit 2
+fi
 
 resubmit=(bash "$(absolute "$0")" "$spec" "$out" "$shards" "$threads")
 if [ $# -gt 0 ]; then resubmit+=(-- "$@"); fi

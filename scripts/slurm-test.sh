@@ -226,7 +226,7 @@ printf 'int hetsim_test_dep(void) { return 0; }\n' > "$tmp/fake/dep.c"
 cat > "$tmp/fake/main.c" <<'EOF'
 #include <stdio.h>
 int hetsim_test_dep(void);
-int main(void) { puts("fake hetsim: spec is valid"); return hetsim_test_dep(); }
+int main(void) { puts("hetsim (fake for slurm-test.sh): spec is valid"); return hetsim_test_dep(); }
 EOF
 cc -shared -fPIC -o "$tmp/fake/lib/libhetsimtestdep.so" "$tmp/fake/dep.c"
 cc -o "$tmp/fake/hetsim" "$tmp/fake/main.c" -L"$tmp/fake/lib" -lhetsimtestdep
@@ -249,7 +249,7 @@ printf 'not a binary\n' > "$tmp/not-executable"
 status=0
 HETSIM=$tmp/not-executable bash scripts/slurm-sweep.sh tests/slurm/sweep.json "$tmp/out-nx" 4 1 \
   > "$tmp/submit-nx.txt" 2>&1 || status=$?
-if [ "$status" -ne 2 ] || ! grep -q 'not found or not executable' "$tmp/submit-nx.txt"; then
+if [ "$status" -ne 2 ] || ! grep -q 'is not an executable file' "$tmp/submit-nx.txt"; then
   fail "a non-executable HETSIM: exit $status, $(cat "$tmp/submit-nx.txt")"
 fi
 say "a non-executable HETSIM: exit 2, $(cat "$tmp/submit-nx.txt")"
