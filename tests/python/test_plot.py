@@ -1,12 +1,12 @@
 """scripts/plot.py on the three kinds of output folder (run, compare, sweep) and on bad input."""
 import json
 import os
-import shutil
 import struct
 
 import pytest
 
-from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+from output_folders import (damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
+                            run_scripts)  # (folders is a fixture)
 
 plot, _ = import_scripts()
 
@@ -40,7 +40,7 @@ def plotted(folders, tmp_path_factory):
     the fixture's second run writes to its default folder, DIR/figures."""
     root = tmp_path_factory.mktemp("figures")
     default = root / "fixture-copy"
-    shutil.copytree(folders["fixture"], default)
+    damaged_copy(folders["fixture"], default, {})
     calls, where = [], []
     for kind in sorted(EXPECTED):
         for k in ("a", "b"):
@@ -238,35 +238,20 @@ def test_bad_folders_exit_2_with_one_line(folders, tmp_path, capsys):
     f.write_text("x")
     check([f], f"plot: {f}: not a folder")
 
-    bad = tmp_path / "bad-jobs"
-    shutil.copytree(folders["fixture"], bad)
-    text = (bad / "jobs.csv").read_text().replace("jct_s,", "jct_seconds,", 1)
-    (bad / "jobs.csv").write_text(text)
+    def damaged(name, kind, changes):
+        return damaged_copy(folders[kind], tmp_path / name, changes)
+
+    bad = damaged("bad-jobs", "fixture", {"jobs.csv": replace_once("jct_s,", "jct_seconds,")})
     check([bad], f"plot: {bad / 'jobs.csv'}: missing column jct_s")
-
-    bad = tmp_path / "bad-number"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "jobs.csv").write_text((bad / "jobs.csv").read_text().replace("3600.000000,3600.000000", "soon,3600.000000", 1))
+    bad = damaged("bad-number", "fixture", {"jobs.csv": replace_once("3600.000000,3600.000000", "soon,3600.000000")})
     check([bad], f"plot: {bad / 'jobs.csv'}: line 2: column finish_s: not a number: 'soon'")
-
-    bad = tmp_path / "bad-summary"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "summary.json").write_text("{\"jobs_read\": 5,")
+    bad = damaged("bad-summary", "fixture", {"summary.json": "{\"jobs_read\": 5,"})
     check([bad], f"plot: {bad / 'summary.json'}: not valid JSON")
-
-    bad = tmp_path / "bad-compare"
-    shutil.copytree(folders["compare"], bad)
-    shutil.rmtree(bad / "srtf")
+    bad = damaged("bad-compare", "compare", {"srtf": None})
     check([bad], f"plot: {bad / 'srtf' / 'summary.json'}: missing")
-
-    bad = tmp_path / "bad-util"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.utilization.csv").write_text("time_s,busy\n0,1\n")
+    bad = damaged("bad-util", "fixture", {"t.utilization.csv": "time_s,busy\n0,1\n"})
     check([bad], f"plot: {bad / 't.utilization.csv'}: missing columns busy_gpus, total_gpus")
-
-    bad = tmp_path / "bad-sweep"
-    shutil.copytree(folders["sweep"], bad)
-    (bad / "points.csv").write_text("")
+    bad = damaged("bad-sweep", "sweep", {"points.csv": ""})
     check([bad], f"plot: {bad / 'points.csv'}: empty file")
 
 
@@ -286,3 +271,4 @@ def test_where_picks_the_seed_and_point(folders):
     assert "scale = 2, seed = 2" in f.title
     plot.plt.close(f.fig)
     assert plot.fig_jct_vs_load(out, opts) is None    # the load axis is fixed: nothing to draw against
+

@@ -3,11 +3,11 @@ real browser: tests/browser/test_report.py)."""
 import json
 import os
 import re
-import shutil
 
 import pytest
 
-from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+from output_folders import (damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
+                            run_scripts)  # (folders is a fixture)
 
 plot, report = import_scripts()
 
@@ -56,8 +56,7 @@ def test_same_folder_same_bytes(pages, kind):
 
 
 def test_default_page_is_dir_report_html(folders, tmp_path):
-    d = tmp_path / "run"
-    shutil.copytree(folders["fixture"], d)
+    d = damaged_copy(folders["fixture"], tmp_path / "run", {})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"{d / 'report.html'}\n"
@@ -114,12 +113,13 @@ def test_run_timeline_uses_the_allocations_and_queue_columns(pages):
 
 
 def test_run_timeline_falls_back_to_jobs_csv(folders, tmp_path):
-    d = tmp_path / "old"
-    shutil.copytree(folders["fixture"], d)
-    os.remove(d / "t.allocations.csv")
-    lines = (d / "t.utilization.csv").read_text().splitlines()
-    keep = [i for i, c in enumerate(lines[0].split(",")) if c not in ("queued_jobs", "running_jobs")]
-    (d / "t.utilization.csv").write_text("\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n")
+    def drop_queue_columns(text):
+        lines = text.splitlines()
+        keep = [i for i, c in enumerate(lines[0].split(",")) if c not in ("queued_jobs", "running_jobs")]
+        return "\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n"
+
+    d = damaged_copy(folders["fixture"], tmp_path / "old", {"t.allocations.csv": None,
+                                                           "t.utilization.csv": drop_queue_columns})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     tl = (d / "report.html").read_text()
@@ -154,14 +154,10 @@ def test_timeline_caps_the_job_rows(tmp_path):
 
 
 def test_strings_are_escaped(folders, tmp_path):
-    d = tmp_path / "evil"
-    shutil.copytree(folders["fixture"], d)
-    s = json.loads((d / "summary.json").read_text())
-    s["policy"] = "<b>bold</b>&co"
-    s["cluster"] = "<script>alert(1)</script>"
-    (d / "summary.json").write_text(json.dumps(s))
-    (d / "jobs.csv").write_text((d / "jobs.csv").read_text().replace("\na,", "\n<i>a</i>,"))
-    (d / "t.allocations.csv").write_text((d / "t.allocations.csv").read_text().replace("\na,", "\n<i>a</i>,"))
+    d = damaged_copy(folders["fixture"], tmp_path / "evil", {
+        "summary.json": edit_json(lambda s: s.update(policy="<b>bold</b>&co", cluster="<script>alert(1)</script>")),
+        "jobs.csv": replace_once("\na,", "\n<i>a</i>,"),
+        "t.allocations.csv": replace_once("\na,", "\n<i>a</i>,")})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     text = (d / "report.html").read_text()
@@ -190,24 +186,20 @@ def test_bad_input_exits_2_naming_the_folder_or_file(folders, tmp_path, capsys):
         return _one_line_error(r, prefix)
 
     check([tmp_path / "nowhere"], f"report: {tmp_path / 'nowhere'}: no such folder")
-    bad = tmp_path / "bad-alloc"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.allocations.csv").write_text("job_id,start_s\na,0\n")
+    def damaged(name, changes):
+        return damaged_copy(folders["fixture"], tmp_path / name, changes)
+
+    bad = damaged("bad-alloc", {"t.allocations.csv": "job_id,start_s\na,0\n"})
     check([bad], f"report: {bad / 't.allocations.csv'}: missing columns allocation, end_s, gpus, gpu_type")
-    bad = tmp_path / "bad-alloc-number"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.allocations.csv").write_text((bad / "t.allocations.csv").read_text().replace(",3600.000000,4", ",later,4", 1))
+    bad = damaged("bad-alloc-number", {"t.allocations.csv": replace_once(",3600.000000,4", ",later,4")})
     check([bad], f"report: {bad / 't.allocations.csv'}: line 2: column end_s: not a number: 'later'")
-    bad = tmp_path / "bad-queue"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.utilization.csv").write_text((bad / "t.utilization.csv").read_text().replace("0.500000,0,1", "0.500000,x,1", 1))
+    bad = damaged("bad-queue", {"t.utilization.csv": replace_once("0.500000,0,1", "0.500000,x,1")})
     check([bad], f"report: {bad / 't.utilization.csv'}: line 2: column queued_jobs: not a number: 'x'")
-    bad = tmp_path / "bad-summary"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "summary.json").write_text("[1, 2]")
+    bad = damaged("bad-summary", {"summary.json": "[1, 2]"})
     check([bad], f"report: {bad / 'summary.json'}: not a summary")
-    check([folders["fixture"], "-o", tmp_path / "no" / "such" / "folder.html"],
-          f"report: {tmp_path / 'no' / 'such' / 'folder.html'}: cannot write the report")
+    target = tmp_path / "no" / "such" / "folder.html"
+    check([folders["fixture"], "-o", target],
+          f"report: {target}: cannot write file: its folder {target.parent} does not exist")
 
 
 def test_number_formats():
@@ -219,3 +211,4 @@ def test_number_formats():
     assert report.fmt_number(float("nan")) == report.fmt_number(None) == "\u2014"
     assert report.fmt_count(1627) == "1,627"
     assert report.fmt_percent(0.508333) == "50.8"
+
