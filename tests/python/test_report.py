@@ -3,10 +3,15 @@ real browser: tests/browser/test_report.py)."""
 import json
 import os
 import re
+import stat
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
-from output_folders import (damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
+from output_folders import (SCRIPTS, damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
                             run_scripts)  # (folders is a fixture)
 
 plot, report = import_scripts()
@@ -212,3 +217,70 @@ def test_number_formats():
     assert report.fmt_count(1627) == "1,627"
     assert report.fmt_percent(0.508333) == "50.8"
 
+
+def _report_in_process(capsys, *argv):
+    code = report.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return type("R", (), {"returncode": code, "stdout": captured.out, "stderr": captured.err})
+
+
+def test_o_keeps_a_symlink_and_replaces_what_it_points_to(folders, tmp_path, capsys):
+    real = tmp_path / "pages" / "real.html"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    r = _report_in_process(capsys, folders["fixture"], "-o", link)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text().startswith("<!DOCTYPE html>")
+    assert sorted(os.listdir(real.parent)) == ["real.html"] and sorted(os.listdir(tmp_path)) == ["link.html", "pages"]
+
+
+def test_o_writes_a_fifo_in_place_and_refuses_one_nobody_reads(folders, tmp_path, capsys):
+    fifo = tmp_path / "page.fifo"
+    os.mkfifo(fifo)
+    _one_line_error(_report_in_process(capsys, folders["fixture"], "-o", fifo),
+                    f"report: {fifo}: cannot write file: no process reads this FIFO")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 10
+        r = None
+        while r is None or (r.returncode == 2 and "no process reads" in r.stderr and time.monotonic() < deadline):
+            r = _report_in_process(capsys, folders["fixture"], "-o", fifo)   # until the reader has opened it
+    finally:
+        if reader.is_alive() and not got:    # never opened for writing: let the reader's open() return
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        reader.join(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got[0].decode("utf-8").startswith("<!DOCTYPE html>") and got[0].endswith(b"</html>\n")
+    assert sorted(os.listdir(tmp_path)) == ["page.fifo"]
+
+
+def test_o_writes_a_device_in_place_and_refuses_a_folder(folders, tmp_path, capsys):
+    r = _report_in_process(capsys, folders["fixture"], "-o", os.devnull)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    _one_line_error(_report_in_process(capsys, folders["fixture"], "-o", tmp_path),
+                    f"report: {tmp_path}: is a directory, not a file")
+
+
+def test_plot_writes_figures_by_the_same_rules(folders, tmp_path):
+    figs = tmp_path / "figs"
+    figs.mkdir()
+    real = tmp_path / "kept.png"
+    real.write_bytes(b"old")
+    (figs / "jct_cdf.png").symlink_to(real)
+    os.mkfifo(figs / "queueing_cdf.pdf")    # nobody reads it: savefig used to wait for a reader forever
+    r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), folders["fixture"], "-o", figs],
+                       capture_output=True, text=True, timeout=120)
+    _one_line_error(r, f"plot: {figs / 'queueing_cdf.pdf'}: cannot write file: no process reads this FIFO")
+    assert (figs / "jct_cdf.png").is_symlink()
+    assert real.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(os.listdir(figs)) == ["jct_cdf.pdf", "jct_cdf.png", "queueing_cdf.pdf"]   # no temporary left
