@@ -278,10 +278,11 @@ def numeric_column(df, c, path):
     return col
 
 
-def read_csv(path, required=(), numeric=()):
+def read_csv(path, required=(), numeric=(), counts=()):
     """A CSV file as a DataFrame of strings as written, but for the numeric columns (floats, NaN for
-    an empty cell); required columns must exist. Checks the file is whole: UTF-8, a line end at
-    the end, every row with the header's fields."""
+    an empty cell) and the counts (numeric, and whole numbers >= 0 where not empty); required
+    columns must exist. Checks the file is whole: UTF-8, a line end at the end, every row with the
+    header's fields."""
     raw = _read_text(path)
     _check_fields(path, raw)
     try:
@@ -295,37 +296,51 @@ def read_csv(path, required=(), numeric=()):
     for c in numeric:
         if c in df.columns:
             df[c] = numeric_column(df, c, path)
+    count_columns(df, [c for c in counts if c in df.columns], path)
     return df
 
 
+def count_columns(df, columns, path):
+    """The columns as floats that are empty or whole numbers >= 0 (GPUs, jobs, preemptions)."""
+    for c in columns:
+        v = df[c] = numeric_column(df, c, path)
+        bad = (v.notna() & ((v < 0) | (v != v.round()))).to_numpy()
+        if bad.any():
+            row = int(bad.nonzero()[0][0])
+            raise FolderError(path, f"line {row + 2}: column {c}: not a count (a whole number >= 0): {v.iloc[row]:g}")
+
+
 JOB_COLUMNS = ["job_id", "submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "status"]
-JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "requested_gpus",
-               "preemptions", "restarts", "gpu_s"]
+JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "restart_s", "gpu_s"]
+JOB_COUNTS = ["gpus", "requested_gpus", "preemptions", "restarts"]
 UTIL_COLUMNS = ["time_s", "busy_gpus", "total_gpus"]
+UTIL_COUNTS = ["busy_gpus", "total_gpus", "queued_jobs", "running_jobs"]   # and every busy_<type>
 ALLOC_COLUMNS = ["job_id", "allocation", "start_s", "end_s", "gpus", "gpu_type"]
 
 
 def read_jobs(path):
-    return read_csv(path, JOB_COLUMNS, JOB_NUMERIC)
+    return read_csv(path, JOB_COLUMNS, JOB_NUMERIC, JOB_COUNTS)
 
 
 def read_utilization(path):
-    df = read_csv(path, UTIL_COLUMNS)
-    for c in df.columns:
-        if c in ("time_s", "busy_gpus", "total_gpus", "utilization", "queued_jobs", "running_jobs") \
-                or c.startswith("busy_"):
-            df[c] = numeric_column(df, c, path)
+    df = read_csv(path, UTIL_COLUMNS, ["time_s", "utilization"], UTIL_COUNTS)
+    count_columns(df, [c for c in df.columns if c.startswith("busy_") and c != "busy_gpus"], path)   # per GPU type
     if df.empty:
         raise FolderError(path, "no rows, only the header (hetsim writes one at the start of the run at least)")
-    bad = df["total_gpus"] <= 0
+    bad = (df["total_gpus"] <= 0).to_numpy()
     if bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
+        row = int(bad.nonzero()[0][0])
         raise FolderError(path, f"line {row + 2}: column total_gpus: not a positive number: {df['total_gpus'].iloc[row]:g}")
+    back = (np.diff(df["time_s"].to_numpy()) < 0)
+    if back.any():
+        row = int(back.nonzero()[0][0]) + 1
+        raise FolderError(path, f"line {row + 2}: column time_s: {df['time_s'].iloc[row]:g} is before the row above "
+                                "(hetsim writes them in time order)")
     return df
 
 
 def read_allocations(path):
-    return read_csv(path, ALLOC_COLUMNS, ["allocation", "start_s", "end_s", "gpus"])
+    return read_csv(path, ALLOC_COLUMNS, ["start_s", "end_s"], ["allocation", "gpus"])
 
 
 # What hetsim writes in summary.json (src/metrics/summary.cpp), by type. Keys not listed are

@@ -405,3 +405,22 @@ def test_an_unforeseen_library_error_is_bad_input(folders, tmp_path, capsys, mon
     r = InProcess(capsys, [folders["fixture"], "-o", tmp_path / "figs"])
     assert _one_line_error(r, "plot: ") == (f"plot: {folders['fixture']}: cannot draw this folder "
                                             "(ValueError: Image size of 1x99999999 pixels is too large.)")
+
+
+MORE_BAD_INPUTS = [
+    ("negative-gpus", {"jobs.csv": replace_once(",4,4,v100,0", ",-4,4,v100,0")},
+     "jobs.csv: line 2: column gpus: not a count (a whole number >= 0): -4"),
+    ("half-gpu", {"t.allocations.csv": replace_once("3600.000000,4,v100", "3600.000000,2.5,v100")},
+     "t.allocations.csv: line 2: column gpus: not a count (a whole number >= 0): 2.5"),
+    ("busy-type-negative", {"t.utilization.csv": replace_once("0.500000,0,1,4,0\n", "0.500000,0,1,4,-1\n")},
+     "t.utilization.csv: line 2: column busy_t4: not a count (a whole number >= 0): -1"),
+    ("time-backwards", {"t.utilization.csv": replace_once("\n1200.000000,", "\n100.000000,")},
+     "t.utilization.csv: line 4: column time_s: 100 is before the row above (hetsim writes them in time order)"),
+]
+
+
+@pytest.mark.parametrize("name,changes,expected", MORE_BAD_INPUTS, ids=[b[0] for b in MORE_BAD_INPUTS])
+def test_counts_and_time_order_are_checked(folders, tmp_path, capsys, name, changes, expected):
+    """Found beyond the issue's list: damage that drew a wrong figure with exit 0."""
+    bad = damaged_copy(folders["fixture"], tmp_path / name, changes)
+    assert _error_of(capsys, bad) == f"plot: {bad}{os.sep}{expected}"

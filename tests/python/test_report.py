@@ -284,3 +284,9 @@ def test_plot_writes_figures_by_the_same_rules(folders, tmp_path):
     assert (figs / "jct_cdf.png").is_symlink()
     assert real.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(os.listdir(figs)) == ["jct_cdf.pdf", "jct_cdf.png", "queueing_cdf.pdf"]   # no temporary left
+
+
+def test_point_json_of_another_shape_is_bad_input(folders, tmp_path, capsys):
+    point = "points/fifo__cluster_scale=1__seed=0/point.json"
+    bad = damaged_copy(folders["sweep"], tmp_path / "sweep", {point: edit_json(lambda p: p.update(params=["lr", 0.1]))})
+    _one_line_error(_report_in_process(capsys, bad), f"report: {bad / point}: key 'params': not an object: ['lr', 0.1]")
