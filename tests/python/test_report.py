@@ -264,9 +264,16 @@ def test_o_writes_a_fifo_in_place_and_refuses_one_nobody_reads(folders, tmp_path
 
 
 def test_o_writes_a_device_in_place_and_refuses_a_folder(folders, tmp_path, capsys):
-    r = _report_in_process(capsys, folders["fixture"], "-o", os.devnull)
+    # A private null device, never the system's /dev/null: a writer that replaces its target (the
+    # bug under test) would turn /dev/null into a regular file for every process on the machine.
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("cannot create a device node here (mknod needs CAP_MKNOD)")
+    r = _report_in_process(capsys, folders["fixture"], "-o", null)
     assert r.returncode == 0, r.stderr
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert stat.S_ISCHR(os.stat(null).st_mode) and sorted(os.listdir(tmp_path)) == ["null"]
     _one_line_error(_report_in_process(capsys, folders["fixture"], "-o", tmp_path),
                     f"report: {tmp_path}: is a directory, not a file")
 
