@@ -1327,8 +1327,19 @@ def main(argv=None):
         fail("plot", e)
     except Exception as e:   # noqa: BLE001  a library failing on input no check above foresaw: still bad input
         fail("plot", unforeseen(args.dir, e))
-    for w in written:
-        print(w)
+    return print_paths(written)
+
+
+def print_paths(paths):
+    """Prints the written files' paths, one a line; returns 0. A reader that stopped early
+    (`plot.py DIR | head -1`) only cuts the list (the files are written): no traceback, still 0."""
+    try:
+        for p in paths:
+            print(p)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would report the unflushed rest again at exit: point stdout at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

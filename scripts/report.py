@@ -823,8 +823,7 @@ def main(argv=None):
     except Exception as e:   # noqa: BLE001  a library failing on input no check foresaw: still bad input
         print(f"report: {plot.unforeseen(args.dir, e)}", file=sys.stderr)
         return 2
-    print(target)
-    return 0
+    return plot.print_paths([target])
 
 
 if __name__ == "__main__":

@@ -297,3 +297,17 @@ def test_point_json_of_another_shape_is_bad_input(folders, tmp_path, capsys):
     point = "points/fifo__cluster_scale=1__seed=0/point.json"
     bad = damaged_copy(folders["sweep"], tmp_path / "sweep", {point: edit_json(lambda p: p.update(params=["lr", 0.1]))})
     _one_line_error(_report_in_process(capsys, bad), f"report: {bad / point}: key 'params': not an object: ['lr', 0.1]")
+
+
+@pytest.mark.parametrize("script", ["report.py", "plot.py"])
+def test_a_closed_stdout_is_no_traceback(folders, tmp_path, script):
+    """`report.py DIR | head -0`: the reader is gone before the path is printed; the file is still written."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, script), folders["fixture"], "-o", tmp_path / "out"],
+                           stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert (tmp_path / "out").exists()
