@@ -267,12 +267,12 @@ def _check_fields(path, text):
 
 def numeric_column(df, c, path):
     """Column c as floats: an empty cell is NaN (no value); anything else must be a finite number."""
-    cells = df[c].astype(str)
-    empty = cells.str.strip() == ""
-    col = pd.to_numeric(cells.mask(empty), errors="coerce").astype(float)
+    cells = df[c]
+    empty = (cells == "").to_numpy()
+    col = pd.to_numeric(cells, errors="coerce").astype(float)    # "" and words become NaN, "inf" inf
     bad = ~empty & ~np.isfinite(col.to_numpy())
     if bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
+        row = int(bad.nonzero()[0][0])
         what = "not a finite number" if not np.isnan(col.iloc[row]) else "not a number"
         raise FolderError(path, f"line {row + 2}: column {c}: {what}: {cells.iloc[row]!r}")
     return col
