@@ -23,7 +23,9 @@ Needs Debian's python3-matplotlib, python3-pandas and python3-numpy (scripts/set
 Bad input exits 2 with one line `plot: PATH: problem`.
 """
 import argparse
+import csv
 import hashlib
+import io
 import json
 import math
 import os
@@ -45,6 +47,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from output_file import OutputFileError, write_output  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Style: one module-level setting for every figure (plot.py's PDFs/PNGs and report.py's SVGs).
@@ -77,6 +82,8 @@ STYLE = {
     "pdf.fonttype": 42,          # TrueType in the PDF: text stays text in a paper's PDF
     "svg.fonttype": "none",      # SVG text as <text> (searchable in the HTML report)
     "svg.hashsalt": "hetsim",    # fixed ids in SVG output
+    # Labels come from the data (cluster names, policy labels): "$5k$" is a name, not mathtext.
+    "text.parse_math": False,
 }
 matplotlib.rcParams.update(STYLE)
 PNG_DPI = 200
@@ -208,75 +215,183 @@ def read_json(path):
             return json.load(f)
     except FileNotFoundError:
         raise FolderError(path, "missing") from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise FolderError(path, f"not valid JSON ({_short_error(e)})") from None
 
 
-def read_csv(path, required=(), numeric=(), text=(), all_text=False):
-    """A CSV file as a DataFrame; required columns must exist, numeric ones must parse (empty cells
-    become NaN), text ones stay strings (empty cells: ''); all_text: every cell as written."""
+def _read_text(path):
+    """The file's text: UTF-8 (hetsim writes nothing else), ending in a line end (a file cut
+    mid-line has none)."""
     try:
-        if all_text:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False)
-        else:
-            df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=[""])
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise FolderError(path, "missing") from None
-    except pd.errors.EmptyDataError:
-        raise FolderError(path, "empty file (no header)") from None
-    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as e:
+    except OSError as e:
+        raise FolderError(path, f"cannot read ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise FolderError(path, f"line {line}: not UTF-8 text (byte 0x{data[e.start]:02x})") from None
+    if not text.strip():
+        raise FolderError(path, "empty file (no header)")
+    if not text.endswith("\n"):
+        raise FolderError(path, f"line {text.count(chr(10)) + 1}: the last line has no line end (a cut file?)")
+    return text
+
+
+def _check_fields(path, text):
+    """Every row has the header's number of fields (pandas would pad a short row with empty cells,
+    and a cut row would pass as data); returns the number of data rows."""
+    try:
+        rows = csv.reader(io.StringIO(text, newline=""), strict=True)
+        header = next(rows)
+        seen = set()
+        for name in header:
+            if name in seen:
+                raise FolderError(path, f"line 1: column {name!r} appears twice")
+            seen.add(name)
+        n = 0
+        for row in rows:
+            if not row:
+                continue   # a blank line holds no data
+            n += 1
+            if len(row) != len(header):
+                raise FolderError(path, f"line {rows.line_num}: {len(row)} fields, the header has {len(header)} "
+                                        "(a cut or damaged row)")
+    except csv.Error as e:
+        raise FolderError(path, f"line {rows.line_num}: not valid CSV ({e})") from None
+    return n
+
+
+def numeric_column(df, c, path):
+    """Column c as floats: an empty cell is NaN (no value); anything else must be a finite number."""
+    cells = df[c]
+    empty = (cells == "").to_numpy()
+    col = pd.to_numeric(cells, errors="coerce").astype(float)    # "" and words become NaN, "inf" inf
+    bad = ~empty & ~np.isfinite(col.to_numpy())
+    if bad.any():
+        row = int(bad.nonzero()[0][0])
+        what = "not a finite number" if not np.isnan(col.iloc[row]) else "not a number"
+        raise FolderError(path, f"line {row + 2}: column {c}: {what}: {cells.iloc[row]!r}")
+    return col
+
+
+def read_csv(path, required=(), numeric=(), counts=()):
+    """A CSV file as a DataFrame of strings as written, but for the numeric columns (floats, NaN for
+    an empty cell) and the counts (numeric, and whole numbers >= 0 where not empty); required
+    columns must exist. Checks the file is whole: UTF-8, a line end at the end, every row with the
+    header's fields."""
+    raw = _read_text(path)
+    _check_fields(path, raw)
+    try:
+        df = pd.read_csv(io.StringIO(raw), dtype=str, keep_default_na=False, skip_blank_lines=True)
+    except (ValueError, pd.errors.ParserError) as e:
         raise FolderError(path, f"not a valid CSV file ({_short_error(e)})") from None
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise FolderError(path, f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                                 f"(header: {','.join(map(str, df.columns))})")
     for c in numeric:
-        if c not in df.columns:
-            continue
-        col = pd.to_numeric(df[c], errors="coerce")
-        bad = col.isna() & df[c].notna()
-        if bad.any():
-            row = int(bad.to_numpy().nonzero()[0][0])
-            raise FolderError(path, f"line {row + 2}: column {c}: not a number: {df[c].iloc[row]!r}")
-        df[c] = col.astype(float)
-    for c in text:
         if c in df.columns:
-            df[c] = df[c].fillna("").astype(str)
+            df[c] = numeric_column(df, c, path)
+    count_columns(df, [c for c in counts if c in df.columns], path)
     return df
 
 
+def count_columns(df, columns, path):
+    """The columns as floats that are empty or whole numbers >= 0 (GPUs, jobs, preemptions)."""
+    for c in columns:
+        v = df[c] = numeric_column(df, c, path)
+        bad = (v.notna() & ((v < 0) | (v != v.round()))).to_numpy()
+        if bad.any():
+            row = int(bad.nonzero()[0][0])
+            raise FolderError(path, f"line {row + 2}: column {c}: not a count (a whole number >= 0): {v.iloc[row]:g}")
+
+
 JOB_COLUMNS = ["job_id", "submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "status"]
-JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "requested_gpus",
-               "preemptions", "restarts", "gpu_s"]
+JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "restart_s", "gpu_s"]
+JOB_COUNTS = ["gpus", "requested_gpus", "preemptions", "restarts"]
 UTIL_COLUMNS = ["time_s", "busy_gpus", "total_gpus"]
+UTIL_COUNTS = ["busy_gpus", "total_gpus", "queued_jobs", "running_jobs"]   # and every busy_<type>
 ALLOC_COLUMNS = ["job_id", "allocation", "start_s", "end_s", "gpus", "gpu_type"]
 
 
 def read_jobs(path):
-    return read_csv(path, JOB_COLUMNS, JOB_NUMERIC, text=("job_id", "gpu_types", "status", "reason"))
+    return read_csv(path, JOB_COLUMNS, JOB_NUMERIC, JOB_COUNTS)
 
 
 def read_utilization(path):
-    df = read_csv(path, UTIL_COLUMNS)
-    for c in df.columns:
-        if c in ("time_s", "busy_gpus", "total_gpus", "utilization", "queued_jobs", "running_jobs") \
-                or c.startswith("busy_"):
-            df[c] = read_numeric_column(df, c, path)
+    df = read_csv(path, UTIL_COLUMNS, ["time_s", "utilization"], UTIL_COUNTS)
+    count_columns(df, [c for c in df.columns if c.startswith("busy_") and c != "busy_gpus"], path)   # per GPU type
+    if df.empty:
+        raise FolderError(path, "no rows, only the header (hetsim writes one at the start of the run at least)")
+    bad = (df["total_gpus"] <= 0).to_numpy()
+    if bad.any():
+        row = int(bad.nonzero()[0][0])
+        raise FolderError(path, f"line {row + 2}: column total_gpus: not a positive number: {df['total_gpus'].iloc[row]:g}")
+    back = (np.diff(df["time_s"].to_numpy()) < 0)
+    if back.any():
+        row = int(back.nonzero()[0][0]) + 1
+        raise FolderError(path, f"line {row + 2}: column time_s: {df['time_s'].iloc[row]:g} is before the row above "
+                                "(hetsim writes them in time order)")
     return df
 
 
-def read_numeric_column(df, c, path):
-    col = pd.to_numeric(df[c], errors="coerce")
-    bad = col.isna() & df[c].notna()
-    if bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
-        raise FolderError(path, f"line {row + 2}: column {c}: not a number: {df[c].iloc[row]!r}")
-    return col.astype(float)
-
-
 def read_allocations(path):
-    return read_csv(path, ALLOC_COLUMNS, ["allocation", "start_s", "end_s", "gpus"],
-                    text=("job_id", "gpu_type", "restart", "end_reason"))
+    return read_csv(path, ALLOC_COLUMNS, ["start_s", "end_s"], ["allocation", "gpus"])
+
+
+# What hetsim writes in summary.json (src/metrics/summary.cpp), by type. Keys not listed are
+# ignored; a listed key of another type is an error (it would fail later, far from its cause).
+SUMMARY_COUNTS = ("jobs_read", "completed", "rejected", "unfinished", "preemptions", "restarts", "rounds",
+                  "allocations", "solver_failures", "solver_node_limits", "solver_time_limits", "rows_skipped", "seed")
+SUMMARY_NUMBERS = ("utilization", "stranded_free_gpus_mean", "fragmentation", "ftf_rho_max", "ftf_rho_mean",
+                   "jain_norm_throughput")      # and every key ending in _s
+SUMMARY_MAPS = ("utilization_by_type", "gpu_hours_by_type", "busy_gpu_s_by_type")   # GPU type -> number
+SUMMARY_TEXTS = ("cluster", "trace", "format", "policy", "placement", "throughput_model", "mechanism", "network",
+                 "hetsim_version")
+
+
+def _finite_number(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))     # a 400-digit integer overflows a float
+    except OverflowError:
+        return False
+
+
+def _summary_value_problem(k, v):
+    """Why summary.json's value v of key k is not what hetsim writes, or None."""
+    if k in SUMMARY_COUNTS:
+        if v is None and k not in ("jobs_read", "completed"):
+            return None
+        if not _finite_number(v) or float(v) != int(v) or v < 0:
+            return f"not a count (a whole number >= 0): {_shorten(v)}"
+    elif k in SUMMARY_NUMBERS or k.endswith("_s"):
+        if v is not None and not _finite_number(v):
+            return f"not a finite number: {_shorten(v)}"
+    elif k in SUMMARY_MAPS:
+        if not isinstance(v, dict):
+            return f"not an object of GPU type -> number: {_shorten(v)}"
+        bad = next((t for t, x in v.items() if x is not None and not _finite_number(x)), None)
+        if bad is not None:
+            return f"GPU type {bad!r}: not a finite number: {_shorten(v[bad])}"
+    elif k in SUMMARY_TEXTS:
+        if not isinstance(v, str):
+            return f"not a string: {_shorten(v)}"
+    elif k == "input_notes":
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            return f"not a list of strings: {_shorten(v)}"
+    return None
+
+
+def _shorten(v, limit=40):
+    text = repr(v) if not isinstance(v, int) or isinstance(v, bool) or abs(v) < 10 ** 30 \
+        else f"an integer of {len(str(abs(v)))} digits"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def read_summary(path):
@@ -287,10 +402,21 @@ def read_summary(path):
         if key not in s:
             raise FolderError(path, f"not a hetsim summary (no key {key!r})")
     for k, v in s.items():
-        if k.endswith("_s") or k in ("jobs_read", "completed", "rejected", "unfinished", "utilization"):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise FolderError(path, f"key {k!r}: not a number: {v!r}")
+        problem = _summary_value_problem(k, v)
+        if problem:
+            raise FolderError(path, f"key {k!r}: {problem}")
     return s
+
+
+def check_job_count(run, jobs):
+    """jobs.csv holds one row per job read (summary.json's jobs_read): fewer rows is a cut file."""
+    expected, rows = int(run.summary["jobs_read"]), len(jobs)
+    if rows != expected:
+        raise FolderError(os.path.join(run.folder, "jobs.csv"),
+                          f"{rows} job rows, but summary.json records jobs_read = {expected} (a cut or mixed-up file?)")
+
+
+TIMELINE_SUFFIXES = (".utilization.csv", ".allocations.csv")
 
 
 class Run:
@@ -313,19 +439,34 @@ class Run:
     @property
     def jobs(self):
         if self._jobs is None:
-            self._jobs = read_jobs(os.path.join(self.folder, "jobs.csv"))
+            jobs = read_jobs(os.path.join(self.folder, "jobs.csv"))
+            check_job_count(self, jobs)
+            self._jobs = jobs
         return self._jobs
 
     def _timeline_file(self, suffix):
-        """FOLDER/utilization.csv (sweep points), else the sorted first FOLDER/*.<suffix>."""
+        """FOLDER/utilization.csv (what compare and sweep write per policy or point), else the file of
+        the folder's one --timeline (FILE.utilization.csv, FILE.allocations.csv). summary.json does not
+        record a timeline's name, so a folder with the files of two timelines is refused: picking one
+        by name could draw another run's timeline beside this run's jobs."""
         plain = os.path.join(self.folder, suffix.lstrip("."))
         if suffix == ".utilization.csv" and os.path.isfile(plain):
             return plain
         try:
-            names = sorted(n for n in os.listdir(self.folder) if n.endswith(suffix) and not n.startswith("."))
+            names = sorted(n for n in os.listdir(self.folder) if not n.startswith(".")
+                           and n.endswith(TIMELINE_SUFFIXES) and n not in ("utilization.csv", "allocations.csv"))
         except OSError:
             names = []
-        return os.path.join(self.folder, names[0]) if names else None
+        stems = {}
+        for n in names:
+            stems.setdefault(n[:n.rindex(".", 0, len(n) - len(".csv"))], n)
+        if len(stems) > 1:
+            first, second = list(stems.values())[:2]
+            raise FolderError(self.folder, f"two timelines, {first} and {second}: summary.json does not record which "
+                                           "one this run wrote; move the other one out of the folder")
+        stem = next(iter(stems), None)
+        return os.path.join(self.folder, stem + suffix) if stem is not None and \
+            os.path.isfile(os.path.join(self.folder, stem + suffix)) else None
 
     @property
     def utilization_path(self):
@@ -439,15 +580,36 @@ def _load_run(path):
     return Output("run", path, name, [run])
 
 
+def safe_folder_name(name):
+    """The folder compare writes a policy's outputs to (safe_folder_name in src/util/output_file.cpp)."""
+    ok = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_=(),")
+    out = "".join(c if c in ok else "_" for c in name)
+    return "_" + out if out in ("", ".", "..") else out
+
+
+def _check_compare_count(path, rows):
+    """compare.json lists the same policies as compare.csv (hetsim writes both): fewer rows is a cut file."""
+    jpath = os.path.join(path, "compare.json")
+    if not os.path.isfile(jpath):
+        return
+    entries = read_json(jpath)
+    if not isinstance(entries, list):
+        raise FolderError(jpath, "not a list of policies")
+    if len(entries) != rows:
+        raise FolderError(os.path.join(path, "compare.csv"),
+                          f"{rows} policy rows, but compare.json lists {len(entries)} (a cut file?)")
+
+
 def _load_compare(path):
-    table = read_csv(os.path.join(path, "compare.csv"), ["policy", "status"], text=("policy", "status", "error"))
+    table = read_csv(os.path.join(path, "compare.csv"), ["policy", "status"])
+    _check_compare_count(path, len(table))
     runs, failures = [], []
     for _, row in table.iterrows():
         label = row["policy"]
         if row["status"] != "ok":
             failures.append((label, row.get("error", "") or row["status"]))
             continue
-        sub = os.path.join(path, label)
+        sub = os.path.join(path, safe_folder_name(label))
         summary = read_summary(os.path.join(sub, "summary.json"))
         run = Run(label, sub, summary)
         run.jobs
@@ -459,19 +621,40 @@ def _load_compare(path):
     return Output("compare", path, name, runs, failures=failures)
 
 
+def _check_points(path, points, listed_elsewhere):
+    """points.csv lists every point of the sweep, numbered 0, 1, ... in order; a point that results.csv
+    or failures.csv names but points.csv does not means points.csv was cut."""
+    ppath = os.path.join(path, "points.csv")
+    for i, index in enumerate(points["index"]):
+        if index != str(i):
+            raise FolderError(ppath, f"line {i + 2}: column index: {index!r}, expected {i} (points are numbered in order)")
+    known = set(points["point"])
+    for where, ids in listed_elsewhere:
+        extra = sorted(set(ids) - known)
+        if extra:
+            raise FolderError(ppath, f"{len(points)} points, but {where} names {len(extra)} more (first: {extra[0]}): "
+                                     "a cut file?")
+    for pid in points["point"]:
+        if pid in ("", ".", "..") or "/" in pid or os.sep in pid:
+            raise FolderError(ppath, f"column point: not a folder name: {pid!r}")
+
+
 def _load_sweep(path):
     points_path = os.path.join(path, "points.csv")
     if not os.path.isfile(points_path):
         raise FolderError(points_path, "missing (a sweep folder holds points.csv and results.csv)")
-    points = read_csv(points_path, ["index", "point", "policy"], all_text=True)   # axis values as written
+    points = read_csv(points_path, ["index", "point", "policy"])   # every cell a string: axis values as written
     axes = [c for c in points.columns if c not in ("index", "point", "policy")]
-    if not os.path.isfile(os.path.join(path, "results.csv")):
-        raise FolderError(os.path.join(path, "results.csv"), "missing")
+    rpath = os.path.join(path, "results.csv")
+    if not os.path.isfile(rpath):
+        raise FolderError(rpath, "missing")
+    results = read_csv(rpath, ["point", "policy", "metric", "value"])
     failures = []
     fpath = os.path.join(path, "failures.csv")
-    if os.path.isfile(fpath):
-        f = read_csv(fpath, ["point", "error"], text=("point", "error"))
-        failures = [(r["point"], r["error"]) for _, r in f.iterrows()]
+    failed_rows = read_csv(fpath, ["point", "error"]) if os.path.isfile(fpath) else None
+    if failed_rows is not None:
+        failures = [(r["point"], r["error"]) for _, r in failed_rows.iterrows()]
+    _check_points(path, points, [("results.csv", results["point"]), ("failures.csv", [p for p, _ in failures])])
     failed = {p for p, _ in failures}
     runs = []
     for _, row in points.iterrows():
@@ -548,6 +731,9 @@ def load_axis(out, opts):
     if opts.x:
         if opts.x not in out.axes:
             raise FolderError("--x", f"{opts.x!r} is not an axis of this sweep ({', '.join(out.axes) or 'none'})")
+        if not is_numeric_axis(out, opts.x):
+            raise FolderError("--x", f"{opts.x!r} has values that are not numbers ({', '.join(out.axis_values(opts.x))}): "
+                                     "jct_vs_load needs a numeric axis")
         return opts.x
     if "generator.jobs_per_hour" in out.axes and is_numeric_axis(out, "generator.jobs_per_hour"):
         return "generator.jobs_per_hour"
@@ -1090,14 +1276,21 @@ def figures(out, opts=None):
 
 
 def save(fig_obj, folder):
-    """Writes NAME.pdf and NAME.png; returns their paths."""
+    """Writes NAME.pdf and NAME.png as hetsim writes its files (output_file.py); returns their paths."""
     paths = []
     for ext in ("pdf", "png"):
         p = os.path.join(folder, f"{fig_obj.name}.{ext}")
         kwargs = {"metadata": PDF_METADATA} if ext == "pdf" else {"dpi": PNG_DPI}
-        fig_obj.fig.savefig(p, format=ext, **kwargs)
+        buf = io.BytesIO()
+        fig_obj.fig.savefig(buf, format=ext, **kwargs)
+        write_output(p, buf.getvalue())
         paths.append(p)
     return paths
+
+
+def unforeseen(folder, e):
+    """The one line for an exception the readers did not foresee (naming the folder and the library's words)."""
+    return FolderError(folder, f"cannot draw this folder ({type(e).__name__}: {_short_error(e)})")
 
 
 def fail(prog, err):
@@ -1128,14 +1321,25 @@ def main(argv=None):
         for f in figures(out, opts):
             try:
                 written += save(f, fig_dir)
-            except OSError as e:
-                raise FolderError(fig_dir, f"cannot write {f.name} ({e.strerror})") from None
             finally:
                 plt.close(f.fig)
-    except FolderError as e:
+    except (FolderError, OutputFileError) as e:
         fail("plot", e)
-    for w in written:
-        print(w)
+    except Exception as e:   # noqa: BLE001  a library failing on input no check above foresaw: still bad input
+        fail("plot", unforeseen(args.dir, e))
+    return print_paths(written)
+
+
+def print_paths(paths):
+    """Prints the written files' paths, one a line; returns 0. A reader that stopped early
+    (`plot.py DIR | head -1`) only cuts the list (the files are written): no traceback, still 0."""
+    try:
+        for p in paths:
+            print(p)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would report the unflushed rest again at exit: point stdout at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot  # noqa: E402  (re-runs this script with /usr/bin/python3 when matplotlib is missing)
+from output_file import OutputFileError, write_output  # noqa: E402
 from plot import FolderError, np, pd, plt  # noqa: E402
 
 TIMELINE_JOB_CAP = 300      # job rows drawn in the timeline
@@ -644,11 +645,17 @@ def _kv_table(rows, caption=""):
 
 
 def _point_json(run):
+    """A sweep point's point.json ({} without one); its settings and params must be objects."""
     p = os.path.join(run.folder, "point.json")
-    if os.path.isfile(p):
-        d = plot.read_json(p)
-        return d if isinstance(d, dict) else {}
-    return {}
+    if not os.path.isfile(p):
+        return {}
+    d = plot.read_json(p)
+    if not isinstance(d, dict):
+        raise FolderError(p, "not a point (a JSON object expected)")
+    for key in ("settings", "params"):
+        if d.get(key) is not None and not isinstance(d[key], dict):
+            raise FolderError(p, f"key {key!r}: not an object: {plot._shorten(d[key])}")
+    return d
 
 
 def _value_text(v):
@@ -796,21 +803,6 @@ def render(out, opts):
             f'{esc(plot.folder_name(out.path))}.</footer></body></html>\n')
 
 
-def write_atomic(path, text):
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise FolderError(path, f"cannot write the report ({e.strerror or e})") from None
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="report.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", help="output folder of hetsim run, compare or sweep")
@@ -824,12 +816,14 @@ def main(argv=None):
         opts = plot.Options(baseline=args.baseline, errors=args.errors)
         page = render(out, opts)
         target = args.out or os.path.join(args.dir, "report.html")
-        write_atomic(target, page)
-    except FolderError as e:
+        write_output(target, page)
+    except (FolderError, OutputFileError) as e:
         print(f"report: {e}", file=sys.stderr)
         return 2
-    print(target)
-    return 0
+    except Exception as e:   # noqa: BLE001  a library failing on input no check foresaw: still bad input
+        print(f"report: {plot.unforeseen(args.dir, e)}", file=sys.stderr)
+        return 2
+    return plot.print_paths([target])
 
 
 if __name__ == "__main__":

@@ -62,6 +62,42 @@ def folders(tmp_path_factory):
     return make_folders(str(tmp_path_factory.mktemp("outputs")))
 
 
+def damaged_copy(src, dst, changes):
+    """Copies the output folder src to dst (a pathlib.Path) and damages it: changes maps a path inside
+    the folder to None (remove the file or folder), str or bytes (the new content) or a function of
+    the old text giving the new one (see replace_once). Returns dst."""
+    shutil.copytree(src, dst)
+    for name, change in changes.items():
+        target = dst / name
+        if change is None:
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
+        elif isinstance(change, bytes):
+            target.write_bytes(change)
+        elif isinstance(change, str):
+            target.write_text(change, encoding="utf-8")
+        else:
+            target.write_text(change(target.read_text(encoding="utf-8")), encoding="utf-8")
+    return dst
+
+
+def replace_once(old, new):
+    """A change for damaged_copy: the first `old` becomes `new`; fails when the text has no `old`
+    (a damage that did not happen would make its test pass for nothing)."""
+    def change(text):
+        assert old in text, f"{old!r} not in the file"
+        return text.replace(old, new, 1)
+    return change
+
+
+def edit_json(edit):
+    """A change for damaged_copy: edit(value) changes the parsed JSON in place."""
+    def change(text):
+        value = json.loads(text)
+        edit(value)
+        return json.dumps(value)
+    return change
+
+
 def run_script(name, *args, cwd=None):
     """Runs scripts/<name> with this Python; returns the CompletedProcess (text)."""
     env = dict(os.environ, MPLBACKEND="Agg")

@@ -1,12 +1,13 @@
 """scripts/plot.py on the three kinds of output folder (run, compare, sweep) and on bad input."""
+import io
 import json
 import os
-import shutil
 import struct
 
 import pytest
 
-from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+from output_folders import (FIXTURE_RUN, damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
+                            run_scripts)  # (folders is a fixture)
 
 plot, _ = import_scripts()
 
@@ -40,7 +41,7 @@ def plotted(folders, tmp_path_factory):
     the fixture's second run writes to its default folder, DIR/figures."""
     root = tmp_path_factory.mktemp("figures")
     default = root / "fixture-copy"
-    shutil.copytree(folders["fixture"], default)
+    damaged_copy(folders["fixture"], default, {})
     calls, where = [], []
     for kind in sorted(EXPECTED):
         for k in ("a", "b"):
@@ -238,35 +239,20 @@ def test_bad_folders_exit_2_with_one_line(folders, tmp_path, capsys):
     f.write_text("x")
     check([f], f"plot: {f}: not a folder")
 
-    bad = tmp_path / "bad-jobs"
-    shutil.copytree(folders["fixture"], bad)
-    text = (bad / "jobs.csv").read_text().replace("jct_s,", "jct_seconds,", 1)
-    (bad / "jobs.csv").write_text(text)
+    def damaged(name, kind, changes):
+        return damaged_copy(folders[kind], tmp_path / name, changes)
+
+    bad = damaged("bad-jobs", "fixture", {"jobs.csv": replace_once("jct_s,", "jct_seconds,")})
     check([bad], f"plot: {bad / 'jobs.csv'}: missing column jct_s")
-
-    bad = tmp_path / "bad-number"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "jobs.csv").write_text((bad / "jobs.csv").read_text().replace("3600.000000,3600.000000", "soon,3600.000000", 1))
+    bad = damaged("bad-number", "fixture", {"jobs.csv": replace_once("3600.000000,3600.000000", "soon,3600.000000")})
     check([bad], f"plot: {bad / 'jobs.csv'}: line 2: column finish_s: not a number: 'soon'")
-
-    bad = tmp_path / "bad-summary"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "summary.json").write_text("{\"jobs_read\": 5,")
+    bad = damaged("bad-summary", "fixture", {"summary.json": "{\"jobs_read\": 5,"})
     check([bad], f"plot: {bad / 'summary.json'}: not valid JSON")
-
-    bad = tmp_path / "bad-compare"
-    shutil.copytree(folders["compare"], bad)
-    shutil.rmtree(bad / "srtf")
+    bad = damaged("bad-compare", "compare", {"srtf": None})
     check([bad], f"plot: {bad / 'srtf' / 'summary.json'}: missing")
-
-    bad = tmp_path / "bad-util"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.utilization.csv").write_text("time_s,busy\n0,1\n")
+    bad = damaged("bad-util", "fixture", {"t.utilization.csv": "time_s,busy\n0,1\n"})
     check([bad], f"plot: {bad / 't.utilization.csv'}: missing columns busy_gpus, total_gpus")
-
-    bad = tmp_path / "bad-sweep"
-    shutil.copytree(folders["sweep"], bad)
-    (bad / "points.csv").write_text("")
+    bad = damaged("bad-sweep", "sweep", {"points.csv": ""})
     check([bad], f"plot: {bad / 'points.csv'}: empty file")
 
 
@@ -286,3 +272,155 @@ def test_where_picks_the_seed_and_point(folders):
     assert "scale = 2, seed = 2" in f.title
     plot.plt.close(f.fig)
     assert plot.fig_jct_vs_load(out, opts) is None    # the load axis is fixed: nothing to draw against
+
+
+def _error_of(capsys, folder, *options):
+    """plot.main's one error line on folder (asserting exit 2, no traceback)."""
+    r = InProcess(capsys, [folder, "-o", folder / "figs", *options])
+    return _one_line_error(r, "plot: ")
+
+
+def _keep_lines(n):
+    """A change for damaged_copy: the first n lines, each with its line end (a file cut between rows)."""
+    return lambda text: "".join(text.splitlines(keepends=True)[:n])
+
+
+def _fixture_bytes(name):
+    with open(os.path.join(FIXTURE_RUN, name), "rb") as f:
+        return f.read()
+
+
+BIG = 10 ** 400   # a 401-digit integer: json reads it, float() cannot hold it
+
+# (name, folder kind, changes, extra options, expected error after "plot: DIR/")
+BAD_INPUTS = [
+    ("inf-jct", "fixture", {"jobs.csv": replace_once("3600.000000,3600.000000,0.000000", "3600.000000,inf,0.000000")},
+     (), "jobs.csv: line 2: column jct_s: not a finite number: 'inf'"),
+    ("nan-total", "fixture", {"t.utilization.csv": replace_once("600.000000,4,8,", "600.000000,4,nan,")},
+     (), "t.utilization.csv: line 3: column total_gpus: not a number: 'nan'"),
+    ("inf-total", "fixture", {"t.utilization.csv": replace_once("0.000000,4,8,", "0.000000,4,inf,")},
+     (), "t.utilization.csv: line 2: column total_gpus: not a finite number: 'inf'"),
+    ("zero-total", "fixture", {"t.utilization.csv": replace_once("0.000000,4,8,", "0.000000,4,0,")},
+     (), "t.utilization.csv: line 2: column total_gpus: not a positive number: 0"),
+    ("by-type-list", "fixture", {"summary.json": edit_json(lambda s: s.update(utilization_by_type=[0.5]))},
+     (), "summary.json: key 'utilization_by_type': not an object of GPU type -> number: [0.5]"),
+    ("by-type-text", "fixture", {"summary.json": edit_json(lambda s: s["busy_gpu_s_by_type"].update(v100="many"))},
+     (), "summary.json: key 'busy_gpu_s_by_type': GPU type 'v100': not a finite number: 'many'"),
+    ("huge-int", "fixture", {"summary.json": edit_json(lambda s: s.update(makespan_s=BIG))},
+     (), "summary.json: key 'makespan_s': not a finite number: an integer of 401 digits"),
+    ("huge-count", "fixture", {"summary.json": edit_json(lambda s: s.update(jobs_read=BIG))},
+     (), "summary.json: key 'jobs_read': not a count (a whole number >= 0): an integer of 401 digits"),
+    ("nan-metric", "fixture", {"summary.json": replace_once('"utilization": 0.508333', '"utilization": NaN')},
+     (), "summary.json: key 'utilization': not a finite number: nan"),
+    ("policy-number", "fixture", {"summary.json": edit_json(lambda s: s.update(policy=5))},
+     (), "summary.json: key 'policy': not a string: 5"),
+    ("notes-text", "fixture", {"summary.json": edit_json(lambda s: s.update(input_notes="x"))},
+     (), "summary.json: key 'input_notes': not a list of strings: 'x'"),
+    ("util-header-only", "fixture", {"t.utilization.csv": _keep_lines(1)},
+     (), "t.utilization.csv: no rows, only the header (hetsim writes one at the start of the run at least)"),
+    ("jobs-empty", "fixture", {"jobs.csv": ""}, (), "jobs.csv: empty file (no header)"),
+    ("jobs-not-utf8", "fixture", {"jobs.csv": _fixture_bytes("jobs.csv").replace(b"\nb,", b"\nb\xff,")},
+     (), "jobs.csv: line 4: not UTF-8 text (byte 0xff)"),
+    ("jobs-short-row", "fixture", {"jobs.csv": replace_once(",0,0,0.000000,4800.000000,completed,,1200.000000,3,0.333333,1.000000\n",
+                                                             ",0,0,0.000000,4800.000000\n")},
+     (), "jobs.csv: line 6: 13 fields, the header has 19 (a cut or damaged row)"),
+    ("jobs-cut-mid-line", "fixture", {"jobs.csv": lambda t: t[:-20]},
+     (), "jobs.csv: line 6: the last line has no line end (a cut file?)"),
+    ("jobs-cut-between-rows", "fixture", {"jobs.csv": _keep_lines(5)},
+     (), "jobs.csv: 4 job rows, but summary.json records jobs_read = 5 (a cut or mixed-up file?)"),
+    ("alloc-cut-mid-line", "fixture", {"t.allocations.csv": lambda t: t[:-12]},
+     (), "t.allocations.csv: line 6: the last line has no line end (a cut file?)"),
+    ("alloc-short-row", "fixture", {"t.allocations.csv": replace_once("4,v100,false,completed\nd", "4,v100\nd")},
+     (), "t.allocations.csv: line 2: 6 fields, the header has 8 (a cut or damaged row)"),
+    ("compare-cut", "compare", {"compare.csv": _keep_lines(3)},
+     (), "compare.csv: 2 policy rows, but compare.json lists 3 (a cut file?)"),
+    ("compare-short-row", "compare", {"compare.csv": lambda t: t.replace("\nlas,ok,", "\nlas\n#", 1)},
+     (), "compare.csv: line 4: 1 fields, the header has"),
+    ("points-cut", "sweep", {"points.csv": _keep_lines(11)},
+     (), "points.csv: 10 points, but results.csv names 2 more (first: "),
+    ("points-renumbered", "sweep", {"points.csv": replace_once("\n1,", "\n7,")},
+     (), "points.csv: line 3: column index: '7', expected 1 (points are numbered in order)"),
+    ("two-timelines", "fixture", {"u.utilization.csv": _fixture_bytes("t.utilization.csv")},
+     (), "two timelines, t.allocations.csv and u.utilization.csv: summary.json does not record which one this "
+         "run wrote; move the other one out of the folder"),
+]
+
+
+@pytest.mark.parametrize("name,kind,changes,options,expected", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_damaged_folders_exit_2_naming_file_line_and_field(folders, tmp_path, capsys, name, kind, changes, options,
+                                                           expected):
+    bad = damaged_copy(folders[kind], tmp_path / name, changes)
+    line = _error_of(capsys, bad, *options)
+    assert line.startswith(f"plot: {bad}{os.sep if not expected.startswith('two') else ': '}{expected}"), line
+    assert not (bad / "figs").exists() or os.listdir(bad / "figs") == []
+
+
+def test_dollar_signs_print_literally(folders, tmp_path, capsys):
+    """Cluster names and policy labels are not matplotlib mathtext: "$" is a character (an unbalanced
+    "$\\frac{$" used to stop the drawing with a traceback)."""
+    name = "$\\frac{$ 5$"
+    run = damaged_copy(folders["fixture"], tmp_path / "run", {"summary.json": edit_json(lambda s: s.update(cluster=name))})
+    figs = _figures(run)
+    try:
+        f = figs["jct_cdf"]
+        assert name in f.title
+        f.fig.savefig(io.BytesIO(), format="png")       # draws every text
+    finally:
+        for f in figs.values():
+            plot.plt.close(f.fig)
+    # compare writes a policy's outputs to a safe folder name: "$srtf$" -> "_srtf_"
+    cmp = damaged_copy(folders["compare"], tmp_path / "cmp", {"compare.csv": replace_once("\nsrtf,", "\n$srtf$,"),
+                                                                "compare.json": replace_once('"srtf"', '"$srtf$"')})
+    (cmp / "srtf").rename(cmp / "_srtf_")
+    assert plot.main([str(cmp), "-o", str(tmp_path / "figs")]) == 0
+    assert sorted(os.listdir(tmp_path / "figs"))[:2] == ["jct_cdf.pdf", "jct_cdf.png"]
+    f = plot.fig_jct_ratio(plot.load(str(cmp)), plot.Options())
+    try:
+        assert [t.get_text() for t in f.fig.axes[0].get_xticklabels()] == ["$srtf$", "las"]
+        f.fig.savefig(io.BytesIO(), format="png")
+    finally:
+        plot.plt.close(f.fig)
+
+
+def test_x_on_a_text_axis_is_an_error(folders, tmp_path, capsys):
+    def text_scales(text):
+        lines = text.splitlines(keepends=True)
+        col = lines[0].rstrip("\n").split(",").index("cluster_scale")
+        out = [lines[0]]
+        for line in lines[1:]:
+            cells = line.rstrip("\n").split(",")
+            cells[col] = "scale-" + cells[col]
+            out.append(",".join(cells) + "\n")
+        return "".join(out)
+
+    bad = damaged_copy(folders["sweep"], tmp_path / "text-axis", {"points.csv": text_scales})
+    line = _error_of(capsys, bad, "--x", "cluster_scale")
+    assert line == "plot: --x: 'cluster_scale' has values that are not numbers (scale-1, scale-2): jct_vs_load needs a numeric axis"
+
+
+def test_an_unforeseen_library_error_is_bad_input(folders, tmp_path, capsys, monkeypatch):
+    def broken(out, opts):
+        raise ValueError("Image size of 1x99999999 pixels is too large.\nmore detail")
+    monkeypatch.setattr(plot, "FIGURES", [broken])
+    r = InProcess(capsys, [folders["fixture"], "-o", tmp_path / "figs"])
+    assert _one_line_error(r, "plot: ") == (f"plot: {folders['fixture']}: cannot draw this folder "
+                                            "(ValueError: Image size of 1x99999999 pixels is too large.)")
+
+
+MORE_BAD_INPUTS = [
+    ("negative-gpus", {"jobs.csv": replace_once(",4,4,v100,0", ",-4,4,v100,0")},
+     "jobs.csv: line 2: column gpus: not a count (a whole number >= 0): -4"),
+    ("half-gpu", {"t.allocations.csv": replace_once("3600.000000,4,v100", "3600.000000,2.5,v100")},
+     "t.allocations.csv: line 2: column gpus: not a count (a whole number >= 0): 2.5"),
+    ("busy-type-negative", {"t.utilization.csv": replace_once("0.500000,0,1,4,0\n", "0.500000,0,1,4,-1\n")},
+     "t.utilization.csv: line 2: column busy_t4: not a count (a whole number >= 0): -1"),
+    ("time-backwards", {"t.utilization.csv": replace_once("\n1200.000000,", "\n100.000000,")},
+     "t.utilization.csv: line 4: column time_s: 100 is before the row above (hetsim writes them in time order)"),
+]
+
+
+@pytest.mark.parametrize("name,changes,expected", MORE_BAD_INPUTS, ids=[b[0] for b in MORE_BAD_INPUTS])
+def test_counts_and_time_order_are_checked(folders, tmp_path, capsys, name, changes, expected):
+    """Found beyond the issue's list: damage that drew a wrong figure with exit 0."""
+    bad = damaged_copy(folders["fixture"], tmp_path / name, changes)
+    assert _error_of(capsys, bad) == f"plot: {bad}{os.sep}{expected}"

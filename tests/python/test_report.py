@@ -3,11 +3,16 @@ real browser: tests/browser/test_report.py)."""
 import json
 import os
 import re
-import shutil
+import stat
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
-from output_folders import folders, import_scripts, run_script, run_scripts  # noqa: F401  (folders is a fixture)
+from output_folders import (SCRIPTS, damaged_copy, edit_json, folders, import_scripts, replace_once, run_script,  # noqa: F401
+                            run_scripts)  # (folders is a fixture)
 
 plot, report = import_scripts()
 
@@ -56,8 +61,7 @@ def test_same_folder_same_bytes(pages, kind):
 
 
 def test_default_page_is_dir_report_html(folders, tmp_path):
-    d = tmp_path / "run"
-    shutil.copytree(folders["fixture"], d)
+    d = damaged_copy(folders["fixture"], tmp_path / "run", {})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"{d / 'report.html'}\n"
@@ -114,12 +118,13 @@ def test_run_timeline_uses_the_allocations_and_queue_columns(pages):
 
 
 def test_run_timeline_falls_back_to_jobs_csv(folders, tmp_path):
-    d = tmp_path / "old"
-    shutil.copytree(folders["fixture"], d)
-    os.remove(d / "t.allocations.csv")
-    lines = (d / "t.utilization.csv").read_text().splitlines()
-    keep = [i for i, c in enumerate(lines[0].split(",")) if c not in ("queued_jobs", "running_jobs")]
-    (d / "t.utilization.csv").write_text("\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n")
+    def drop_queue_columns(text):
+        lines = text.splitlines()
+        keep = [i for i, c in enumerate(lines[0].split(",")) if c not in ("queued_jobs", "running_jobs")]
+        return "\n".join(",".join(line.split(",")[i] for i in keep) for line in lines) + "\n"
+
+    d = damaged_copy(folders["fixture"], tmp_path / "old", {"t.allocations.csv": None,
+                                                           "t.utilization.csv": drop_queue_columns})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     tl = (d / "report.html").read_text()
@@ -154,14 +159,10 @@ def test_timeline_caps_the_job_rows(tmp_path):
 
 
 def test_strings_are_escaped(folders, tmp_path):
-    d = tmp_path / "evil"
-    shutil.copytree(folders["fixture"], d)
-    s = json.loads((d / "summary.json").read_text())
-    s["policy"] = "<b>bold</b>&co"
-    s["cluster"] = "<script>alert(1)</script>"
-    (d / "summary.json").write_text(json.dumps(s))
-    (d / "jobs.csv").write_text((d / "jobs.csv").read_text().replace("\na,", "\n<i>a</i>,"))
-    (d / "t.allocations.csv").write_text((d / "t.allocations.csv").read_text().replace("\na,", "\n<i>a</i>,"))
+    d = damaged_copy(folders["fixture"], tmp_path / "evil", {
+        "summary.json": edit_json(lambda s: s.update(policy="<b>bold</b>&co", cluster="<script>alert(1)</script>")),
+        "jobs.csv": replace_once("\na,", "\n<i>a</i>,"),
+        "t.allocations.csv": replace_once("\na,", "\n<i>a</i>,")})
     r = run_script("report.py", d)
     assert r.returncode == 0, r.stderr
     text = (d / "report.html").read_text()
@@ -190,24 +191,20 @@ def test_bad_input_exits_2_naming_the_folder_or_file(folders, tmp_path, capsys):
         return _one_line_error(r, prefix)
 
     check([tmp_path / "nowhere"], f"report: {tmp_path / 'nowhere'}: no such folder")
-    bad = tmp_path / "bad-alloc"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.allocations.csv").write_text("job_id,start_s\na,0\n")
+    def damaged(name, changes):
+        return damaged_copy(folders["fixture"], tmp_path / name, changes)
+
+    bad = damaged("bad-alloc", {"t.allocations.csv": "job_id,start_s\na,0\n"})
     check([bad], f"report: {bad / 't.allocations.csv'}: missing columns allocation, end_s, gpus, gpu_type")
-    bad = tmp_path / "bad-alloc-number"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.allocations.csv").write_text((bad / "t.allocations.csv").read_text().replace(",3600.000000,4", ",later,4", 1))
+    bad = damaged("bad-alloc-number", {"t.allocations.csv": replace_once(",3600.000000,4", ",later,4")})
     check([bad], f"report: {bad / 't.allocations.csv'}: line 2: column end_s: not a number: 'later'")
-    bad = tmp_path / "bad-queue"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "t.utilization.csv").write_text((bad / "t.utilization.csv").read_text().replace("0.500000,0,1", "0.500000,x,1", 1))
+    bad = damaged("bad-queue", {"t.utilization.csv": replace_once("0.500000,0,1", "0.500000,x,1")})
     check([bad], f"report: {bad / 't.utilization.csv'}: line 2: column queued_jobs: not a number: 'x'")
-    bad = tmp_path / "bad-summary"
-    shutil.copytree(folders["fixture"], bad)
-    (bad / "summary.json").write_text("[1, 2]")
+    bad = damaged("bad-summary", {"summary.json": "[1, 2]"})
     check([bad], f"report: {bad / 'summary.json'}: not a summary")
-    check([folders["fixture"], "-o", tmp_path / "no" / "such" / "folder.html"],
-          f"report: {tmp_path / 'no' / 'such' / 'folder.html'}: cannot write the report")
+    target = tmp_path / "no" / "such" / "folder.html"
+    check([folders["fixture"], "-o", target],
+          f"report: {target}: cannot write file: its folder {target.parent} does not exist")
 
 
 def test_number_formats():
@@ -219,3 +216,98 @@ def test_number_formats():
     assert report.fmt_number(float("nan")) == report.fmt_number(None) == "\u2014"
     assert report.fmt_count(1627) == "1,627"
     assert report.fmt_percent(0.508333) == "50.8"
+
+
+def _report_in_process(capsys, *argv):
+    code = report.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return type("R", (), {"returncode": code, "stdout": captured.out, "stderr": captured.err})
+
+
+def test_o_keeps_a_symlink_and_replaces_what_it_points_to(folders, tmp_path, capsys):
+    real = tmp_path / "pages" / "real.html"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    r = _report_in_process(capsys, folders["fixture"], "-o", link)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text().startswith("<!DOCTYPE html>")
+    assert sorted(os.listdir(real.parent)) == ["real.html"] and sorted(os.listdir(tmp_path)) == ["link.html", "pages"]
+
+
+def test_o_writes_a_fifo_in_place_and_refuses_one_nobody_reads(folders, tmp_path, capsys):
+    fifo = tmp_path / "page.fifo"
+    os.mkfifo(fifo)
+    _one_line_error(_report_in_process(capsys, folders["fixture"], "-o", fifo),
+                    f"report: {fifo}: cannot write file: no process reads this FIFO")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 10
+        r = None
+        while r is None or (r.returncode == 2 and "no process reads" in r.stderr and time.monotonic() < deadline):
+            r = _report_in_process(capsys, folders["fixture"], "-o", fifo)   # until the reader has opened it
+    finally:
+        if reader.is_alive() and not got:    # never opened for writing: let the reader's open() return
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        reader.join(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got[0].decode("utf-8").startswith("<!DOCTYPE html>") and got[0].endswith(b"</html>\n")
+    assert sorted(os.listdir(tmp_path)) == ["page.fifo"]
+
+
+def test_o_writes_a_device_in_place_and_refuses_a_folder(folders, tmp_path, capsys):
+    # A private null device, never the system's /dev/null: a writer that replaces its target (the
+    # bug under test) would turn /dev/null into a regular file for every process on the machine.
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("cannot create a device node here (mknod needs CAP_MKNOD)")
+    r = _report_in_process(capsys, folders["fixture"], "-o", null)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.stat(null).st_mode) and sorted(os.listdir(tmp_path)) == ["null"]
+    _one_line_error(_report_in_process(capsys, folders["fixture"], "-o", tmp_path),
+                    f"report: {tmp_path}: is a directory, not a file")
+
+
+def test_plot_writes_figures_by_the_same_rules(folders, tmp_path):
+    figs = tmp_path / "figs"
+    figs.mkdir()
+    real = tmp_path / "kept.png"
+    real.write_bytes(b"old")
+    (figs / "jct_cdf.png").symlink_to(real)
+    os.mkfifo(figs / "queueing_cdf.pdf")    # nobody reads it: savefig used to wait for a reader forever
+    r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), folders["fixture"], "-o", figs],
+                       capture_output=True, text=True, timeout=120)
+    _one_line_error(r, f"plot: {figs / 'queueing_cdf.pdf'}: cannot write file: no process reads this FIFO")
+    assert (figs / "jct_cdf.png").is_symlink()
+    assert real.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(os.listdir(figs)) == ["jct_cdf.pdf", "jct_cdf.png", "queueing_cdf.pdf"]   # no temporary left
+
+
+def test_point_json_of_another_shape_is_bad_input(folders, tmp_path, capsys):
+    point = "points/fifo__cluster_scale=1__seed=0/point.json"
+    bad = damaged_copy(folders["sweep"], tmp_path / "sweep", {point: edit_json(lambda p: p.update(params=["lr", 0.1]))})
+    _one_line_error(_report_in_process(capsys, bad), f"report: {bad / point}: key 'params': not an object: ['lr', 0.1]")
+
+
+@pytest.mark.parametrize("script", ["report.py", "plot.py"])
+def test_a_closed_stdout_is_no_traceback(folders, tmp_path, script):
+    """`report.py DIR | head -0`: the reader is gone before the path is printed; the file is still written."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, script), folders["fixture"], "-o", tmp_path / "out"],
+                           stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert (tmp_path / "out").exists()
