@@ -85,8 +85,8 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       timeline.emplace(opts->timeline);
       sinks = {&timeline->timeline, &timeline->busy};
     }
-    RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
-    if (!opts->quiet) sinks.push_back(&progress);
+    RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
+    if (progress.enabled()) sinks.push_back(&progress);
     const Logger log(opts->log_level);
     auto t0 = std::chrono::steady_clock::now();
     RunOutput out = run_simulation(spec, host.registry(), sinks);

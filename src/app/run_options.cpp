@@ -65,7 +65,7 @@ void refuse_empty_numbers(CLI::App& app) {
 }
 
 void add_quiet_flag(CLI::App* cmd, bool& quiet) {
-  cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout (errors and warnings still go to stderr)");
+  cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout and no progress on stderr (errors and warnings still go to stderr)");
 }
 
 namespace {

@@ -55,7 +55,7 @@ void add_check_invariants_flag(CLI::App* cmd, bool& check);
 /// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.
 void add_threads_option(CLI::App* cmd, int& threads);
 
-/// Adds `-q,--quiet` to `cmd`: nothing on stdout (errors and warnings still go to stderr). The same
+/// Adds `-q,--quiet` to `cmd`: nothing on stdout, no progress (errors and warnings still go to stderr). The same
 /// flag on run, compare, sweep and check.
 void add_quiet_flag(CLI::App* cmd, bool& quiet);
 
