@@ -55,10 +55,11 @@ TEST_CASE("signals: SIGTERM and SIGINT remove the run's temporary files; complet
     // Files of an earlier run, complete: the killed run must leave their bytes as they are.
     dir.write("out/summary.json", "{\"jobs_read\": 1}\n");
     dir.write("out/t.json", "{\"traceEvents\": []}\n");
-    // 100,000 generated jobs on a 64-fold cluster: many seconds of work, so the signal lands mid-run.
+    // 300,000 generated jobs, 100 a second, on the default cluster: about 5 s of work on a 2-core
+    // machine, far longer than the moment the signal needs to land.
     const std::string table = std::string(HETSIM_SOURCE_DIR) + "/traces/gavel-throughputs.json";
-    const pid_t pid = start_cli({"run", "-q", "--generate", "100000", "--jobs-per-hour", "3600", "--throughputs", table,
-                                 "--cluster-scale", "64", "--out", out.string(), "--timeline", (out / "t.json").string()});
+    const pid_t pid = start_cli({"run", "-q", "--generate", "300000", "--jobs-per-hour", "360000", "--throughputs", table,
+                                 "--out", out.string(), "--timeline", (out / "t.json").string()});
     REQUIRE(pid > 0);
     // The timeline's temporaries exist from before the run starts until it ends.
     bool running = false;
