@@ -176,6 +176,11 @@ TEST_CASE("cli: run --out, run --timeline, compare --out and topology --dot on a
   r = run_cli("run -q --timeline " + timeline.string());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Contains((dir.path / "t.utilization.csv").string() + ": field '--timeline': " + kEnospc));
+  // The timeline's files go together: the two that could be written are not left without the third.
+  CHECK(!fs::exists(timeline));
+  CHECK(!fs::exists(dir.path / "t.allocations.csv"));
+  CHECK(std::none_of(fs::directory_iterator(dir.path), fs::directory_iterator(),
+                     [](const fs::directory_entry& e) { return e.path().filename().string().find(".tmp-") != std::string::npos; }));
 
   // jobs.csv fits, summary.json does not.
   const fs::path out = dir.path / "run";
@@ -266,4 +271,42 @@ TEST_CASE("summary.json of a trace whose file name is not UTF-8 is written, the 
   // The trace is named by its file name (no machine paths in outputs), the bad byte as U+FFFD.
   CHECK_THAT(out.str(), Catch::Contains("\"x\xef\xbf\xbd.csv\""));
   CHECK_THAT(out.str(), !Catch::Contains("traces/"));
+}
+
+TEST_CASE("cli: --timeline on a file --out writes is refused before the run, however the path is spelt",
+          "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-clash");
+  const std::string out = dir.str() + "/out";
+  const auto refused = [&](const std::string& timeline, const std::string& cwd, const std::string& out_arg,
+                           const std::string& out_file) {
+    INFO("--out " << out_arg << " --timeline " << timeline);
+    const auto r = run_cli("run --out " + out_arg + " --timeline " + timeline, cwd);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("hetsim: error: " + timeline + ": field '--timeline': --timeline would write the same "
+                                  "file as --out (" + out_file + "); give --timeline another path"));
+    CHECK_THAT(r.output, !Contains("jobs read"));  // nothing was simulated
+    CHECK(!fs::exists(out));                        // nor any folder made
+  };
+  refused(out + "/summary.json", "", out, out + "/summary.json");
+  refused(out + "/./jobs.csv", "", out, out + "/jobs.csv");
+  refused(out + "/../out/summary.json", "", out, out + "/summary.json");
+  refused(out + "/summary.json", dir.str(), "out", "out/summary.json");  // relative --out, absolute --timeline
+  refused("./out/jobs.csv", dir.str(), out, out + "/jobs.csv");          // and the other way round
+  // Beside the --out files, in the same folder, is fine.
+  const auto r = run_cli("run -q --out " + out + " --timeline " + out + "/timeline.json");
+  CHECK(r.exit_code == 0);
+  for (const char* f : {"jobs.csv", "summary.json", "timeline.json", "timeline.allocations.csv", "timeline.utilization.csv"})
+    CHECK(fs::is_regular_file(fs::path(out) / f));
+}
+
+TEST_CASE("cli: a --timeline that cannot be written is named as given, not by its hidden temporary", "[outputs][cli]") {
+  // A file name of 245 bytes fits (the limit is 255), its temporary ".NAME.tmp-..." does not: the
+  // check before the run fails on the temporary, and must still name the user's file.
+  hetsim::test::TempDir dir("outputs-name");
+  const std::string timeline = dir.str() + "/" + std::string(240, 't') + ".json";
+  const auto r = run_cli("run -q --timeline " + timeline);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("hetsim: error: " + timeline + ": field '--timeline': cannot write file: File name too long"));
+  CHECK_THAT(r.output, !Contains(".tmp-"));
+  CHECK(fs::is_empty(dir.path));
 }

@@ -74,6 +74,34 @@ TEST_CASE("a job past the horizon keeps its trace time and leaves the window alo
   CHECK_THAT(jobs_cell(dir, 2, 14), Contains("submit time 9e+18 s is beyond the simulation horizon"));
 }
 
+TEST_CASE("a job rejected past the horizon leaves the timeline and the utilisation CSV at the run's end",
+          "[outside][metrics][timeline]") {
+  // a runs 0..100 s on the only GPU; b arrives at 2e12 s, past the 1e12 s horizon, and is rejected
+  // then. The run ended at 100 s: the utilisation CSV's last row, the timeline's last counters and
+  // the summary say so, and b is in jobs.csv with its reason.
+  TempDir dir("horizon-timeline");
+  const std::string cluster = dir.write("c.json", kOneGpu);
+  const std::string trace = dir.write("t.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,100\nb,2e12,1,50\n");
+  const auto s = run_summary(dir, "run --cluster " + cluster + " --trace " + trace + " --timeline " + dir.str() + "/out/t.json");
+  CHECK(s["end_s"] == 100.0);
+  CHECK(s["rejected"] == 1);
+  CHECK(slurp(dir.path / "out" / "t.utilization.csv") ==
+        "time_s,busy_gpus,total_gpus,utilization,queued_jobs,running_jobs,busy_v100\n"
+        "0.000000,1,1,1.000000,0,1,1\n"
+        "100.000000,0,1,0.000000,0,0,0\n");
+  CHECK(slurp(dir.path / "out" / "t.allocations.csv") ==
+        "job_id,allocation,start_s,end_s,gpus,gpu_type,restart,end_reason\n"
+        "a,0,0.000000,100.000000,1,v100,0,completed\n");
+  const auto timeline = nlohmann::json::parse(slurp(dir.path / "out" / "t.json"));
+  std::int64_t last_ts = -1;
+  for (const auto& e : timeline["traceEvents"])
+    if (e.contains("ts")) last_ts = std::max(last_ts, e["ts"].get<std::int64_t>() + e.value("dur", std::int64_t{0}));
+  CHECK(last_ts == 100000000);  // microseconds
+  CHECK(jobs_cell(dir, 2, 0) == "b");
+  CHECK(jobs_cell(dir, 2, 13) == "rejected");
+  CHECK_THAT(jobs_cell(dir, 2, 14), Contains("submit time 2e+12 s is beyond the simulation horizon of 1e+12 s"));
+}
+
 TEST_CASE("statistics with nothing to measure are null, not 0", "[outside][metrics]") {
   // Every job rejected: no JCT, no makespan, no window. 0 would read as the best possible value.
   TempDir dir("null-metrics");

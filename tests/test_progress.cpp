@@ -106,3 +106,34 @@ TEST_CASE("log level: compare shows the shared inputs' notes once and hides them
   CHECK(hidden.exit_code == 0);
   CHECK(hidden.err.empty());
 }
+
+TEST_CASE("log level: progress shows at warning and info, not at error or with -q", "[cli][progress]") {
+  // Progress is chatter of the default level (the --log-level help: "warning (default: also
+  // warnings, input notes and progress)"), so error, which promises errors only, silences it.
+  test::TempDir dir("log-level-progress");
+  const std::string run = "run --progress-period 0";
+  for (const char* level : {"warning", "info"}) {
+    INFO(level);
+    const Split s = run_split(dir, run + " --log-level " + level);
+    CHECK(s.exit_code == 0);
+    CHECK_THAT(s.err, Catch::Contains("progress: simulated") && Catch::Contains("jobs done of"));
+  }
+  const Split error = run_split(dir, run + " --log-level error");
+  CHECK(error.exit_code == 0);
+  CHECK(error.err.empty());
+  CHECK_THAT(error.out, Catch::Contains("jobs read"));  // stdout is -q's business, not the log level's
+  // -q silences progress at every level; info's detail stays (it is the log, not progress).
+  const Split quiet = run_split(dir, run + " -q --log-level info");
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.find("progress:") == std::string::npos);
+  CHECK_THAT(quiet.err, Catch::StartsWith("hetsim: info: ") && Catch::Contains(" scheduling passes\n"));
+  CHECK(quiet.out.empty());
+  // compare and sweep: their per-run lines and the bar go the same way.
+  const Split c = run_split(dir, "compare --policies fifo,srtf --progress-period 0 --log-level error");
+  CHECK(c.exit_code == 0);
+  CHECK(c.err.empty());
+  const std::string spec = dir.write("s.json", R"({"cluster": "default", "policies": ["fifo"], "sweep": {"seed": [0, 1]}})");
+  const Split s = run_split(dir, "sweep " + spec + " --progress-period 0 --log-level error --out " + (dir.path / "sw").string());
+  CHECK(s.exit_code == 0);
+  CHECK(s.err.empty());
+}

@@ -78,7 +78,7 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     so.out_dir = opts->out.empty() ? temp.path.string() : opts->out;
     so.threads = opts->threads;
     so.resume = false;  // a gate must measure the code as it is now
-    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
     const Logger log(opts->log_level);
     SweepWarnings warnings;
     attach_sweep_progress(so, bar, log, warnings);

@@ -98,7 +98,7 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     // before anything runs, not one failure per policy.
     check_run_inputs(base);
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
-    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
     std::size_t finished = 0, failed = 0;
     auto on_done = [&](const CompareEntry& e, double wall_s) {
       ++finished;

@@ -37,9 +37,11 @@ Action add_predict_check_command(CLI::App& app) {
       "predict-check",
       "Hide part of each measured profile (Heet prototype, Gavel, Sia), predict it with the 3-D collaborative "
       "filtering and two baselines, print median and p90 absolute percentage error");
-  cmd->add_option("--heet", o->heet, "Heet prototype profiles.json ('' to skip)")->capture_default_str();
-  cmd->add_option("--gavel", o->gavel, "Gavel throughput JSON ('' to skip)")->capture_default_str();
-  cmd->add_option("--sia", o->sia, "Sia traces directory (one folder per application; '' to skip)")->capture_default_str();
+  // '' skips a data set, so one can be checked alone (`--gavel '' --sia ''`).
+  allow_empty_value(cmd->add_option("--heet", o->heet, "Heet prototype profiles.json ('' to skip)")->capture_default_str());
+  allow_empty_value(cmd->add_option("--gavel", o->gavel, "Gavel throughput JSON ('' to skip)")->capture_default_str());
+  allow_empty_value(cmd->add_option("--sia", o->sia, "Sia traces directory (one folder per application; '' to skip)")
+                        ->capture_default_str());
   cmd->add_option("--fractions", o->fractions, "Profiled fractions to test, each in (0, 1)")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Random hidings per fraction")->capture_default_str();
   cmd->add_option("--rank", o->completion.rank, "CP rank (upper bound when the model is selected by CV)")->capture_default_str();

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "hetsim/metrics/timeline.hpp"
@@ -38,6 +40,42 @@ std::string sibling_csv(const std::string& timeline, const char* what) {
   return p.string() + "." + what + ".csv";
 }
 
+// One file a run will write and the option that named it.
+struct PlannedOutput {
+  std::string option;  // "--out", "--timeline"
+  std::string path;    // as the user would recognise it
+};
+
+// Every file of this run: --out's two and --timeline's three.
+std::vector<PlannedOutput> planned_outputs(const RunCommandOptions& o) {
+  std::vector<PlannedOutput> files;
+  if (!o.out.empty())
+    for (const char* name : {"jobs.csv", "summary.json"}) files.push_back({"--out", (std::filesystem::path(o.out) / name).string()});
+  if (!o.timeline.empty()) {
+    files.push_back({"--timeline", o.timeline});
+    for (const char* what : {"allocations", "utilization"}) files.push_back({"--timeline", sibling_csv(o.timeline, what)});
+  }
+  return files;
+}
+
+// Two outputs on one path would overwrite each other after the run (the last rename wins), so
+// they are refused before it. Paths are compared as the file system resolves them: `OUT/./x`,
+// `OUT/x` and its absolute path name one file.
+void check_outputs_distinct(const std::vector<PlannedOutput>& files) {
+  std::vector<std::filesystem::path> resolved;
+  for (const PlannedOutput& f : files) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path), ec);
+    resolved.push_back(ec ? std::filesystem::absolute(f.path).lexically_normal() : p);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (resolved[i] == resolved[j])
+        throw InputError(files[i].path, 0, files[i].option,
+                         fmt::format("{} would write the same file as {} ({}); give {} another path", files[i].option,
+                                     files[j].option, files[j].path, files[i].option));
+}
+
 // The three files of --timeline, open (as hidden temporaries) from before the run to its end.
 struct TimelineFiles {
   StreamedOutputFile trace, allocations, utilization;
@@ -47,7 +85,9 @@ struct TimelineFiles {
       : trace(path, "--timeline"),
         allocations(sibling_csv(path, "allocations"), "--timeline"),
         utilization(sibling_csv(path, "utilization"), "--timeline") {}
+  // All three written and closed before any is renamed: a write that fails leaves none of them.
   void commit() {
+    for (StreamedOutputFile* f : {&trace, &allocations, &utilization}) f->finish();
     trace.commit();
     allocations.commit();
     utilization.commit();
@@ -76,6 +116,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     const PolicyHost host(registry, opts->run.policy_files);
     if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
     // Where the results go is checked before they are computed.
+    check_outputs_distinct(planned_outputs(*opts));
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
     std::optional<TimelineFiles> timeline;
     std::vector<JobEventSink*> sinks;
@@ -85,8 +126,8 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       timeline.emplace(opts->timeline);
       sinks = {&timeline->timeline, &timeline->busy};
     }
-    RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
-    if (!opts->quiet) sinks.push_back(&progress);
+    RunProgressSink progress(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
+    if (progress.enabled()) sinks.push_back(&progress);
     const Logger log(opts->log_level);
     auto t0 = std::chrono::steady_clock::now();
     RunOutput out = run_simulation(spec, host.registry(), sinks);

@@ -63,7 +63,7 @@ Action add_sweep_command(CLI::App& app, const PolicyRegistry& registry) {
     if (!opts->shard.empty()) so.shard = parse_shard(opts->shard);
     so.resume = !opts->fresh;
     so.check_invariants = opts->check_invariants;
-    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->progress_period_s));
+    ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
     const Logger log(opts->log_level);
     SweepWarnings warnings;
     attach_sweep_progress(so, bar, log, warnings);

@@ -1,6 +1,7 @@
 #pragma once
 // The CLI's one logger: warnings and notes on stderr, filtered by --log-level. Owned by a
-// command's action and passed where needed (no global state).
+// command's action and passed where needed (no global state). Progress (progress.hpp) follows the
+// same levels: shown at warning and info, silenced at error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/core.h>
@@ -35,8 +36,8 @@ class Logger {
 /// `--log-level error|warning|info` (default warning); another value is a usage error (exit 2).
 inline void add_log_level_option(CLI::App* cmd, LogLevel& level) {
   cmd->add_option("--log-level", level,
-                  "What goes to stderr besides errors: error (errors only), warning (default: also warnings and "
-                  "input notes), info (also detail)")
+                  "What goes to stderr besides errors: error (errors only), warning (default: also warnings, "
+                  "input notes and progress), info (also detail)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, LogLevel>{{"error", LogLevel::Error}, {"warning", LogLevel::Warning}, {"info", LogLevel::Info}},
           CLI::ignore_case));

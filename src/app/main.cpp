@@ -10,10 +10,13 @@
 #include "run_options.hpp"
 #include "hetsim/sched/invariants.hpp"
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/temporary_files.hpp"
 #include "hetsim/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace hetsim;
+  // A killed run (scancel, Ctrl-C) leaves no hidden temporary output files behind.
+  remove_temporaries_on_signals();
   PolicyRegistry registry = make_default_registry();
   CLI::App app{"hetsim: discrete-event simulator of heterogeneous GPU clusters for deep-learning training"};
   app.require_subcommand(0, 1);

@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "hetsim/metrics/job_event.hpp"
+#include "log.hpp"
 
 namespace hetsim::app {
 
 /// When and where progress is drawn. Injectable (tests set period 0 and a fake stream).
 struct ProgressSettings {
-  bool enabled = true;      ///< false under -q
+  bool enabled = true;      ///< false under -q and --log-level error
   bool terminal = false;    ///< redraw one line in place instead of printing lines
   double threshold_s = 1.0; ///< a run says nothing until it has taken this much wall time
   double period_s = 5.0;    ///< seconds between plain lines (a terminal redraws every 0.2 s)
@@ -24,9 +25,10 @@ struct ProgressSettings {
   std::function<double()> clock;  ///< wall seconds; default: steady clock since construction
 
   /// Defaults for the real stderr; `period_s` < 0 keeps the defaults (the hidden --progress-period).
-  static ProgressSettings for_stderr(bool quiet, double period_s = -1) {
+  /// Progress is chatter at the default level: -q and --log-level error both silence it.
+  static ProgressSettings for_stderr(bool quiet, LogLevel level, double period_s = -1) {
     ProgressSettings s;
-    s.enabled = !quiet;
+    s.enabled = !quiet && level >= LogLevel::Warning;
     s.terminal = isatty(fileno(stderr)) != 0;
     if (period_s >= 0) s.threshold_s = s.period_s = period_s;
     return s;
@@ -112,12 +114,14 @@ class RunProgressSink : public JobEventSink {
   explicit RunProgressSink(ProgressSettings s)
       : printer_(std::move(s)), check_every_(printer_.settings().period_s == 0 ? 1 : kCheckEvery) {}
   void on_event(const JobEvent& e) override {
+    if (e.kind == JobEventKind::Rejected) return;  // its time may lie past the run's end (the 1e12 s horizon)
     if (e.kind == JobEventKind::Arrived) ++arrived_;
     else if (e.kind == JobEventKind::Completed) ++done_;
     if (++since_check_ < check_every_) return;
     since_check_ = 0;
     if (printer_.due()) draw(e.time);
   }
+  bool enabled() const { return printer_.settings().enabled; }
   void on_run_end(SimTime end) override {
     if (printer_.settings().terminal && printer_.drawn()) draw(end);  // the final state, in place
     printer_.finish();

@@ -47,7 +47,8 @@ void add_threads_option(CLI::App* cmd, int& threads) {
 void refuse_empty_numbers(CLI::App& app) {
   // CLI11 converts an empty string to 0 for a number (`--until ""` would end the run at t=0), and
   // an empty path reads as "not given" (`--trace "$UNSET"` would run the built-in workload).
-  // The type name is CLI11's ("FLOAT", "TEXT"), followed by ":<description>" of any validator.
+  // The type name is CLI11's ("FLOAT", "TEXT"), followed by ":<description>" of any validator;
+  // an option whose empty value means something (allow_empty_value) has another type name.
   static const std::set<std::string> numeric{"FLOAT", "INT", "UINT", "NUMBER"};
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     for (CLI::Option* opt : sub->get_options()) {
@@ -64,8 +65,13 @@ void refuse_empty_numbers(CLI::App& app) {
     }
 }
 
+void allow_empty_value(CLI::Option* opt) {
+  // refuse_empty_numbers checks options typed "TEXT"; this type name also tells the help reader.
+  opt->type_name(kEmptyAllowedType);
+}
+
 void add_quiet_flag(CLI::App* cmd, bool& quiet) {
-  cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout (errors and warnings still go to stderr)");
+  cmd->add_flag("-q,--quiet", quiet, "Print nothing on stdout and no progress on stderr (errors and warnings still go to stderr)");
 }
 
 namespace {

@@ -55,9 +55,14 @@ void add_check_invariants_flag(CLI::App* cmd, bool& check);
 /// Adds `-j,--jobs` (runs in parallel) to `cmd`, accepting only counts >= 1.
 void add_threads_option(CLI::App* cmd, int& threads);
 
-/// Adds `-q,--quiet` to `cmd`: nothing on stdout (errors and warnings still go to stderr). The same
+/// Adds `-q,--quiet` to `cmd`: nothing on stdout, no progress (errors and warnings still go to stderr). The same
 /// flag on run, compare, sweep and check.
 void add_quiet_flag(CLI::App* cmd, bool& quiet);
+
+/// Type name of a path option whose empty value is meaningful (e.g. "skip this data set").
+inline constexpr const char* kEmptyAllowedType = "PATH|''";
+/// Exempts `opt` from refuse_empty_numbers: `--opt ''` reaches the command as an empty string.
+void allow_empty_value(CLI::Option* opt);
 
 /// Refuses an empty value for every numeric option of every subcommand of `app` (call once all
 /// subcommands are added).

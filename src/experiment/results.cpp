@@ -17,8 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-// Numeric summary keys that describe the run rather than measure it.
-bool is_metadata(const std::string& key) { return key == "seed"; }
+// Summary keys that describe the run rather than measure it (`settings` holds numbers too).
+bool is_metadata(const std::string& key) { return key == "seed" || key == "settings"; }
 
 void flatten_numbers(const Json& j, std::vector<std::pair<std::string, double>>& out) {
   for (const auto& [key, value] : j.items()) {

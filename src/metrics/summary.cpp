@@ -244,6 +244,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["seed"] = info.seed;
   j["mechanism"] = info.mechanism;
   if (info.network != "alone") j["network"] = info.network;
+  // What the run was given, as experiment-spec keys: the file alone says how to run it again.
+  j["settings"] = info.settings;
   // Which binary wrote the file; the same for every run of one build, so determinism holds.
   j["hetsim_version"] = version_text();
   // Only runs whose inputs needed interpretation carry these, so other runs keep their bytes.

@@ -56,7 +56,7 @@ void JobStateCounter::on_event(const JobEvent& event) {
     // A preempted job waits again; a moved or resized one restarts at once (its Started follows at
     // the same instant), and the end of the run ends it.
     case JobEventKind::Stopped: set(event.stop_reason == StopReason::Preempted ? State::Queued : State::None); break;
-    case JobEventKind::Rejected:
+    case JobEventKind::Rejected:  // at admission: it was never queued, so no count changes
     case JobEventKind::Completed:
     case JobEventKind::Unfinished: set(State::None); break;
   }
@@ -153,7 +153,9 @@ void TimelineRecorder::flush_counters() {
 }
 
 void TimelineRecorder::on_event(const JobEvent& event) {
-  if (!cluster_) return;
+  // A rejected job never queued or held a GPU, and its arrival may lie past the end of the run (the
+  // 1e12 s horizon): its time must not become a counter's instant.
+  if (!cluster_ || event.kind == JobEventKind::Rejected) return;
   if (counters_pending_ && event.time != counter_time_) flush_counters();
   const auto j = static_cast<std::size_t>(event.job);
   if (j >= open_.size()) open_.resize(j + 1);
@@ -218,7 +220,8 @@ void UtilizationRecorder::write(const Row& r) {
 }
 
 void UtilizationRecorder::on_event(const JobEvent& event) {
-  if (!cluster_) return;
+  // As in TimelineRecorder: a rejection changes nothing, and its time may be past the run's end.
+  if (!cluster_ || event.kind == JobEventKind::Rejected) return;
   // The previous instant is complete: keep it when it is the first or something changed.
   if (has_pending_ && pending_.time != event.time && (!written_any_ || !(pending_ == last_written_))) write(pending_);
   const auto j = static_cast<std::size_t>(event.job);

@@ -1,4 +1,5 @@
 #include "hetsim/run.hpp"
+#include "hetsim/run_settings.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -457,7 +458,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     return out;
   };
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, "",
-               spec.network};
+               spec.network, run_settings(spec)};
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;

@@ -67,6 +67,7 @@ MechanismStats GavelMechanism::run() {
 }
 
 void GavelMechanism::handle(const Event& event) {
+  if (event.cls != EventClass::Arrival) table_.settle(sim_.now());  // an arrival settles by its Arrived event
   switch (event.cls) {
     case EventClass::Arrival: on_arrival(event.target); break;
     case EventClass::Completion: on_completion(event.target, event.tag); break;

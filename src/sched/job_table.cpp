@@ -1,5 +1,6 @@
 #include "hetsim/sched/job_table.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "hetsim/sched/admission.hpp"
@@ -152,6 +153,7 @@ void JobTable::warn(std::string message) {
 }
 
 void JobTable::end_run(SimTime end) {
+  end = std::min(end, settled_);
   stats_.end = end;
   for (JobEventSink* sink : sinks_) sink->on_run_end(end);
   if (checker_) {
@@ -174,6 +176,7 @@ void JobTable::clear_changed() {
 
 void JobTable::emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
                     std::string_view reason, StopReason stop, double restart_s) {
+  if (kind != JobEventKind::Rejected) settled_ = now;
   JobEvent e{now, kind, job.index, job.spec, gpus, reason, stop, restart_s > 0.0, restart_s};
   if (checker_) checker_->on_event(e, job);  // before the sinks: a broken rule stops the run first
   for (JobEventSink* sink : sinks_) sink->on_event(e);

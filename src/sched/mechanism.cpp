@@ -50,6 +50,7 @@ MechanismStats Mechanism::run() {
 
 void Mechanism::handle(const Event& event) {
   ++table_.stats().events;
+  if (event.cls != EventClass::Arrival) table_.settle(sim_.now());  // an arrival settles by its Arrived event
   switch (event.cls) {
     case EventClass::Completion: on_completion(event.target, event.tag); break;
     case EventClass::Arrival: on_arrival(event.target); break;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hetsim/util/error.hpp"
+#include "hetsim/util/temporary_files.hpp"
 
 namespace hetsim {
 namespace {
@@ -32,14 +33,15 @@ std::filesystem::path temporary_sibling(const std::filesystem::path& file) {
          fmt::format(".{}.tmp-{}-{:x}-{}", file.filename().string(), ::getpid(), thread, next.fetch_add(1));
 }
 
-// An empty file created and closed, to learn now whether a folder takes files.
-void write_probe(const std::filesystem::path& file, const std::string& field) {
+// An empty file created and closed, to learn now whether a folder takes files. A failure names
+// `named`, the path the user gave: the probe's own hidden name means nothing to them.
+void write_probe(const std::filesystem::path& probe, const std::filesystem::path& named, const std::string& field) {
   errno = 0;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) fail(file, field, errno);
+  std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+  if (!out) fail(named, field, errno);
   errno = 0;
   out.close();
-  if (out.fail()) fail(file, field, errno);
+  if (out.fail()) fail(named, field, errno);
 }
 
 }  // namespace
@@ -89,6 +91,7 @@ StreamedOutputFile::StreamedOutputFile(std::filesystem::path file, std::string f
   // (a full disk, a kill or an exception mid-write leaves at most the hidden temporary, which is
   // removed when we still can).
   written_ = in_place_ ? file_ : temporary_sibling(target_);
+  if (!in_place_) temporary_slot_ = register_temporary(written_);  // before it exists: a kill never misses it
   errno = 0;
   if (!buf_->open(written_, std::ios::binary | std::ios::out | std::ios::trunc)) fail(file_, field_, errno);
 }
@@ -98,17 +101,25 @@ StreamedOutputFile::~StreamedOutputFile() {
   std::error_code ignored;
   buf_->close();
   std::filesystem::remove(written_, ignored);
+  unregister_temporary(temporary_slot_);
 }
 
-void StreamedOutputFile::commit() {
+void StreamedOutputFile::finish() {
+  if (finished_) return;
   out_.flush();
   if (!out_) fail(file_, field_, buf_->first_errno);
   errno = 0;
   if (!buf_->close()) fail(file_, field_, buf_->first_errno ? buf_->first_errno : errno);
+  finished_ = true;
+}
+
+void StreamedOutputFile::commit() {
+  finish();
   if (!in_place_) {
     std::error_code ec;
     std::filesystem::rename(written_, target_, ec);
-    if (ec) fail(file_, field_, ec.value());
+    if (ec) fail(file_, field_, ec.value());  // the destructor removes the temporary
+    unregister_temporary(temporary_slot_);      // after the rename: a kill before it still removes the file
   }
   committed_ = true;
 }
@@ -126,7 +137,7 @@ void check_output_folder(const std::filesystem::path& dir, const std::string& fi
   if (ec) throw InputError(dir.string(), 0, field, "cannot create directory: " + ec.message());
   if (!std::filesystem::is_directory(dir, ec)) throw InputError(dir.string(), 0, field, "is not a directory");
   // A probe file, so that a read-only folder fails now and not after the simulation.
-  write_probe(dir / ".hetsim-write-probe", field);
+  write_probe(dir / ".hetsim-write-probe", dir, field);
   std::filesystem::remove(dir / ".hetsim-write-probe", ec);
 }
 
@@ -140,8 +151,16 @@ void check_output_file(const std::filesystem::path& file, const std::string& fie
   if (!std::filesystem::is_directory(parent, ec))
     throw InputError(file.string(), 0, field, "its folder " + parent.string() + " does not exist");
   const std::filesystem::path probe = temporary_sibling(file);
-  write_probe(probe, field);
+  const int slot = register_temporary(probe);
+  try {
+    write_probe(probe, file, field);
+  } catch (...) {
+    std::filesystem::remove(probe, ec);  // a close that failed leaves the file
+    unregister_temporary(slot);
+    throw;
+  }
   std::filesystem::remove(probe, ec);
+  unregister_temporary(slot);
 }
 
 std::string file_fingerprint(const std::filesystem::path& file) {

@@ -2,6 +2,7 @@
 /// Run-level statistics and the output files whose names and columns are a contract for scripts
 /// and CI: jobs.csv and summary.json (docs/outputs.md).
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -92,6 +93,9 @@ struct RunInfo {
   /// "alone" or "shared" (`--network`); summary.json names it only when shared, so runs that do
   /// not share keep their bytes.
   std::string network = "alone";
+  /// Every setting of the run as experiment-spec keys (run_settings.hpp); empty for runs built
+  /// in code (simulate()). Written as summary.json's `settings`.
+  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
 };
 
 /// Writes summary.json (keys in a fixed order, so equal runs give equal bytes).

@@ -102,7 +102,11 @@ class JobTable {
   void end_pass(SimTime now) {
     if (checker_) checker_->after_pass(now, *this);
   }
-  /// Tells the sinks the run ended at `end` (and checks that every job had its final event).
+  /// Both mechanisms call this for every engine event but an arrival: the clock moved for the run.
+  void settle(SimTime now) { settled_ = now; }
+  /// Tells the sinks the run ended at `end` (and checks that every job had its final event). Arrivals
+  /// rejected after the last other event do not extend the run: the end is then that event's time
+  /// (a job arriving past the 1e12 s horizon would otherwise end the run at its arrival).
   void end_run(SimTime end);
 
   /// Restart overhead charged when job j starts (the job's own value, else the run's).
@@ -143,6 +147,7 @@ class JobTable {
   std::vector<JobIndex> changed_;
   std::vector<char> changed_flag_;  // per job: listed in changed_
   std::size_t final_jobs_ = 0;      // completed + rejected + unfinished
+  SimTime settled_;                 // time of the last event other than a rejected arrival
   MechanismStats stats_;
   std::unique_ptr<InvariantChecker> checker_;  // null when checks are off
 };

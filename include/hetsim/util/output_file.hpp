@@ -30,7 +30,11 @@ class StreamedOutputFile {
   StreamedOutputFile& operator=(const StreamedOutputFile&) = delete;
   ~StreamedOutputFile();
   std::ostream& stream() { return out_; }
-  /// Finishes the file; throws when any write so far, the flush, the close or the rename failed.
+  /// Flushes and closes the temporary; throws when any write so far, the flush or the close
+  /// failed. Files that belong together finish all before any is committed, so a write error in
+  /// one leaves none of them renamed into place.
+  void finish();
+  /// finish(), then renames the temporary to the file; throws when either failed.
   void commit();
 
  private:
@@ -43,6 +47,8 @@ class StreamedOutputFile {
   std::ostream out_;
   bool in_place_ = false;
   bool committed_ = false;
+  bool finished_ = false;
+  int temporary_slot_ = -1;  // the temporary's slot in the signal handler's table (temporary_files.hpp)
 };
 
 /// A name made safe as one folder under an output directory (sweep point ids, compare's policy
