@@ -351,7 +351,7 @@ SUMMARY_NUMBERS = ("utilization", "stranded_free_gpus_mean", "fragmentation", "f
                    "jain_norm_throughput")      # and every key ending in _s
 SUMMARY_MAPS = ("utilization_by_type", "gpu_hours_by_type", "busy_gpu_s_by_type")   # GPU type -> number
 SUMMARY_TEXTS = ("cluster", "trace", "format", "policy", "placement", "throughput_model", "mechanism", "network",
-                 "hetsim_version")
+                 "hetsim_version", "timeline")
 
 
 def _finite_number(v):
@@ -382,6 +382,9 @@ def _summary_value_problem(k, v):
     elif k in SUMMARY_TEXTS:
         if not isinstance(v, str):
             return f"not a string: {_shorten(v)}"
+    elif k == "settings":
+        if not isinstance(v, dict):
+            return f"not an object of setting -> value: {_shorten(v)}"
     elif k == "input_notes":
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             return f"not a list of strings: {_shorten(v)}"
@@ -446,12 +449,18 @@ class Run:
 
     def _timeline_file(self, suffix):
         """FOLDER/utilization.csv (what compare and sweep write per policy or point), else the file of
-        the folder's one --timeline (FILE.utilization.csv, FILE.allocations.csv). summary.json does not
-        record a timeline's name, so a folder with the files of two timelines is refused: picking one
-        by name could draw another run's timeline beside this run's jobs."""
+        the run's --timeline: the one summary.json names (`timeline`, a path from the folder; written
+        when --timeline and --out were given together), or the folder's only one. A folder with the
+        files of two timelines and no name in summary.json is refused: picking one by name could draw
+        another run's timeline beside this run's jobs."""
         plain = os.path.join(self.folder, suffix.lstrip("."))
         if suffix == ".utilization.csv" and os.path.isfile(plain):
             return plain
+        named = self.summary.get("timeline")
+        if named:
+            stem = named[:-len(".json")] if named.endswith(".json") else named
+            path = os.path.join(self.folder, stem + suffix)
+            return path if os.path.isfile(path) else None
         try:
             names = sorted(n for n in os.listdir(self.folder) if not n.startswith(".")
                            and n.endswith(TIMELINE_SUFFIXES) and n not in ("utilization.csv", "allocations.csv"))
@@ -463,7 +472,8 @@ class Run:
         if len(stems) > 1:
             first, second = list(stems.values())[:2]
             raise FolderError(self.folder, f"two timelines, {first} and {second}: summary.json does not record which "
-                                           "one this run wrote; move the other one out of the folder")
+                                           "one this run wrote (an older run, or --timeline without --out); "
+                                           "move the other one out of the folder")
         stem = next(iter(stems), None)
         return os.path.join(self.folder, stem + suffix) if stem is not None and \
             os.path.isfile(os.path.join(self.folder, stem + suffix)) else None

@@ -632,6 +632,10 @@ SETTING_KEYS = ["cluster", "trace", "format", "policy", "placement", "throughput
 
 def _settings_of(summary):
     s = {k: summary[k] for k in SETTING_KEYS if k in summary}
+    # summary.json's `settings` (every setting as experiment-spec keys, --param and --model-param
+    # included): what the keys above do not already say.
+    for k, v in (summary.get("settings") or {}).items():
+        s.setdefault(k, json.dumps(v) if isinstance(v, (list, dict)) else _value_text(v))
     if "input_notes" in summary:
         notes = summary["input_notes"]
         s["input_notes"] = "; ".join(map(str, notes)) if isinstance(notes, list) else notes

@@ -64,3 +64,17 @@ TEST_CASE("cli settings: summary.json records every setting, and its settings al
   // Not metrics: compare.csv and results.csv carry no settings.* column.
   CHECK(hetsim::test::slurp(dir.path / "again/out/results.csv").find("settings.") == std::string::npos);
 }
+
+TEST_CASE("cli settings: summary.json names the run's timeline as a path from --out, only when both are given") {
+  // scripts/report.py and plot.py read it to draw this run's timeline where a folder holds several.
+  const hetsim::test::TempDir dir("timeline-name");
+  const auto timeline_of = [&](const std::string& options) {
+    REQUIRE(run_cli("run -q --out " + dir.str() + "/run " + options).exit_code == 0);
+    const auto j = nlohmann::json::parse(hetsim::test::slurp(dir.path / "run/summary.json"));
+    return j.contains("timeline") ? j["timeline"].get<std::string>() : std::string("(none)");
+  };
+  CHECK(timeline_of("--timeline " + dir.str() + "/run/t.json") == "t.json");
+  CHECK(timeline_of("--timeline " + dir.str() + "/run/./../run/u.json") == "u.json");
+  CHECK(timeline_of("--timeline " + dir.str() + "/elsewhere.json") == "../elsewhere.json");
+  CHECK(timeline_of("") == "(none)");
+}

@@ -33,6 +33,14 @@ struct RunCommandOptions {
   double progress_period_s = -1;  // < 0: the defaults (1 s before the first line, then every 5 s)
 };
 
+// FILE as a path from FOLDER (both made absolute first), so summary.json names the timeline
+// without the machine's folders: "t.json" beside jobs.csv, "../t.json" one folder up.
+std::string path_from_folder(const std::string& file, const std::string& folder) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::weakly_canonical(fs::absolute(folder));
+  return fs::weakly_canonical(fs::absolute(file)).lexically_relative(from).generic_string();
+}
+
 // FILE.json -> FILE.<what>.csv (FILE -> FILE.<what>.csv without an extension).
 std::string sibling_csv(const std::string& timeline, const char* what) {
   std::filesystem::path p(timeline);
@@ -138,6 +146,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       fmt::print("  {:<22}{:>16.3f}\n", "wall time (s)", wall_s);
       std::cout.flush();
     }
+    if (!opts->out.empty() && !opts->timeline.empty()) out.info.timeline = path_from_folder(opts->timeline, opts->out);
     if (!opts->out.empty()) write_run_outputs(opts->out, out);
     if (timeline) timeline->commit();
     if (!opts->quiet) {

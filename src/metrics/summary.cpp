@@ -245,6 +245,7 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["mechanism"] = info.mechanism;
   if (info.network != "alone") j["network"] = info.network;
   // What the run was given, as experiment-spec keys: the file alone says how to run it again.
+  if (!info.timeline.empty()) j["timeline"] = info.timeline;
   j["settings"] = info.settings;
   // Which binary wrote the file; the same for every run of one build, so determinism holds.
   j["hetsim_version"] = version_text();

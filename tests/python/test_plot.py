@@ -342,7 +342,7 @@ BAD_INPUTS = [
      (), "points.csv: line 3: column index: '7', expected 1 (points are numbered in order)"),
     ("two-timelines", "fixture", {"u.utilization.csv": _fixture_bytes("t.utilization.csv")},
      (), "two timelines, t.allocations.csv and u.utilization.csv: summary.json does not record which one this "
-         "run wrote; move the other one out of the folder"),
+         "run wrote (an older run, or --timeline without --out); move the other one out of the folder"),
 ]
 
 
@@ -353,6 +353,19 @@ def test_damaged_folders_exit_2_naming_file_line_and_field(folders, tmp_path, ca
     line = _error_of(capsys, bad, *options)
     assert line.startswith(f"plot: {bad}{os.sep if not expected.startswith('two') else ': '}{expected}"), line
     assert not (bad / "figs").exists() or os.listdir(bad / "figs") == []
+
+
+@pytest.mark.parametrize("named", ["t.json", "u.json"])
+def test_the_timeline_summary_json_names_is_drawn_beside_another(folders, tmp_path, named):
+    """hetsim run --out DIR --timeline DIR/t.json records "timeline": "t.json"; a second timeline in
+    the folder (u.*) is then no reason to refuse, and the one named is the one read."""
+    changes = {"u.utilization.csv": _fixture_bytes("t.utilization.csv"),
+               "u.allocations.csv": _fixture_bytes("t.allocations.csv"),
+               "summary.json": edit_json(lambda s: s.update(timeline=named))}
+    run = plot.load(str(damaged_copy(folders["fixture"], tmp_path / "run", changes))).runs[0]
+    stem = named[:-len(".json")]
+    assert os.path.basename(run.utilization_path) == f"{stem}.utilization.csv"
+    assert os.path.basename(run.allocations_path) == f"{stem}.allocations.csv"
 
 
 def test_dollar_signs_print_literally(folders, tmp_path, capsys):

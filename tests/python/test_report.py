@@ -94,6 +94,11 @@ def test_settings_and_versions(pages):
         assert f"<tr><th>{key}</th><td>{value}</td></tr>" in text
     assert "<tr><th>hetsim</th><td>0.2.0 (hand-made fixture)</td></tr>" in text
     assert f"<tr><th>matplotlib</th><td>{plot.matplotlib.__version__}</td></tr>" in text
+    # a CLI run's summary.json `settings` (spec keys the fixed rows do not name) are shown too
+    text = html_of(pages, "run")
+    assert "<tr><th>interval_s</th><td>0</td></tr>" in text
+    assert "<tr><th>heet_round_s</th><td>120</td></tr>" in text
+    assert "<tr><th>schedule_on_arrival</th><td>false</td></tr>" in text
     text = html_of(pages, "sweep")
     assert "<tr><th>cluster</th><td>default</td></tr>" in text          # from point.json
     assert "<tr><th>cluster scale (node copies)</th><td>1, 2</td></tr>" in text

@@ -96,6 +96,9 @@ struct RunInfo {
   /// Every setting of the run as experiment-spec keys (run_settings.hpp); empty for runs built
   /// in code (simulate()). Written as summary.json's `settings`.
   nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+  /// The run's --timeline file, relative to its --out folder (empty without either): tells
+  /// scripts/report.py and plot.py which of a folder's timelines is this run's.
+  std::string timeline = {};
 };
 
 /// Writes summary.json (keys in a fixed order, so equal runs give equal bytes).
