@@ -17,19 +17,25 @@ std::vector<int> hungarian(const Cost& a, std::size_t n, std::size_t m) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<double> u(n + 1, 0.0), v(m + 1, 0.0), minv(m + 1);
   std::vector<std::size_t> p(m + 1, 0), way(m + 1, 0);  // p[j] = row (1-based) on column j
-  std::vector<char> used(m + 1);
+  std::vector<char> used(m + 1, 0);
+  std::vector<std::size_t> used_list;  // the columns visited in this row's search
   for (std::size_t i = 1; i <= n; ++i) {
     p[0] = i;
     std::size_t j0 = 0;
     std::fill(minv.begin(), minv.end(), kInf);
-    std::fill(used.begin(), used.end(), 0);
+    // One pass over the columns per step: the textbook second pass (minv[j] -= delta on unvisited
+    // columns) is done at the start of the next step's scan, the same subtraction in the same
+    // order for every column still read; potentials change on the visited columns only.
+    double last_delta = 0.0;
     do {
       used[j0] = 1;
+      used_list.push_back(j0);
       const std::size_t i0 = p[j0];
       double delta = kInf;
       std::size_t j1 = 0;
       for (std::size_t j = 1; j <= m; ++j) {
         if (used[j]) continue;
+        minv[j] -= last_delta;
         const double cur = a(i0 - 1, j - 1) - u[i0] - v[j];
         if (cur < minv[j]) {
           minv[j] = cur;
@@ -40,16 +46,15 @@ std::vector<int> hungarian(const Cost& a, std::size_t n, std::size_t m) {
           j1 = j;
         }
       }
-      for (std::size_t j = 0; j <= m; ++j) {
-        if (used[j]) {
-          u[p[j]] += delta;
-          v[j] -= delta;
-        } else {
-          minv[j] -= delta;
-        }
+      for (std::size_t j : used_list) {
+        u[p[j]] += delta;
+        v[j] -= delta;
       }
+      last_delta = delta;
       j0 = j1;
     } while (p[j0] != 0);
+    for (std::size_t j : used_list) used[j] = 0;
+    used_list.clear();
     do {
       const std::size_t j1 = way[j0];
       p[j0] = p[j1];
