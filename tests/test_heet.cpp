@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 
 #include "hetsim/policy/heet_plan.hpp"
 #include "hetsim/policy/matching.hpp"
@@ -49,6 +50,34 @@ TEST_CASE("Matching equals brute force on random 5x5 and 4x6 matrices") {
     } while (std::next_permutation(perm.begin(), perm.end()));
     CHECK(got == Approx(best));
   }
+}
+
+TEST_CASE("Matching by column class equals the dense matching, ties and missing edges included") {
+  // Costs from {0, 1, 2, inf} make ties everywhere: the by-class form must pick the very same
+  // columns as the dense one, not just an optimum of the same weight.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(11);
+  int dropped_columns_seen = 0, transposed_seen = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t classes = 1 + rng() % 3, rows = 1 + rng() % 12, cols = rng() % 16;
+    std::vector<std::vector<double>> by_class(rows, std::vector<double>(classes));
+    for (auto& r : by_class)
+      for (double& x : r) x = rng() % 5 == 0 ? inf : static_cast<double>(rng() % 3);
+    std::vector<int> column_class(cols);
+    for (int& k : column_class) k = static_cast<int>(rng() % classes);
+    std::vector<std::vector<double>> dense(rows, std::vector<double>(cols));
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) dense[r][c] = by_class[r][static_cast<std::size_t>(column_class[c])];
+    for (std::size_t k = 0; k < classes; ++k)
+      if (static_cast<std::size_t>(std::count(column_class.begin(), column_class.end(), static_cast<int>(k))) > rows)
+        ++dropped_columns_seen;
+    if (rows > 2 * cols + 1) ++transposed_seen;  // enough rows that some are dominated
+    INFO("trial " << trial);
+    CHECK(min_weight_full_matching_by_class(by_class, column_class) == min_weight_full_matching(dense));
+  }
+  CHECK(dropped_columns_seen > 50);  // the trials do exercise both reductions
+  CHECK(transposed_seen > 30);
+  CHECK_THROWS_AS(min_weight_full_matching_by_class({{1.0}}, {1}), std::invalid_argument);
 }
 
 TEST_CASE("Slot size follows the prototype's thresholds") {

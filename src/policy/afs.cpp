@@ -47,19 +47,24 @@ class AfsPolicy final : public SchedulingPolicy {
       const int limit = cluster.max_gpus_per_node(type);
       const auto& q = queue[t];
       std::vector<Cand> c;
+      c.reserve(q.size());
       for (JobIndex j : q) {
         Cand x{j, ctx.remaining_work(j), std::vector<double>(static_cast<std::size_t>(limit) + 1, 0.0), 0};
         for (int n = 1; n <= limit; ++n) x.rate[static_cast<std::size_t>(n)] = ctx.rate_on_type(*ctx.job(j).spec, type, n);
+        x.refresh();
         c.push_back(std::move(x));
       }
-      for (int g = 0; g < cluster.gpus_of_type(type); ++g) {
-        std::vector<std::size_t> open;
-        for (std::size_t k = 0; k < c.size(); ++k)
-          if (c[k].n < limit && c[k].rate[static_cast<std::size_t>(c[k].n + 1)] > 0.0) open.push_back(k);
-        if (open.empty()) break;
+      // Candidates that can still take a GPU, in index order (the order the tournament visits);
+      // only the winner's state changes, so only it can leave.
+      std::vector<std::size_t> open;
+      for (std::size_t k = 0; k < c.size(); ++k)
+        if (c[k].open(limit)) open.push_back(k);
+      for (int g = 0; g < cluster.gpus_of_type(type) && !open.empty(); ++g) {
         std::size_t best = open[static_cast<std::size_t>(rng_() % open.size())];
         for (std::size_t k : open) best = prefer(c, best, k);
         ++c[best].n;
+        c[best].refresh();
+        if (!c[best].open(limit)) open.erase(std::lower_bound(open.begin(), open.end(), best));
       }
       for (const Cand& x : c)
         if (x.n > 0) {
@@ -78,23 +83,30 @@ class AfsPolicy final : public SchedulingPolicy {
     double remaining;
     std::vector<double> rate;  // [n], rate[0] = 0
     int n;                     // GPUs given so far this round
+    // The tournament's keys at the current n (the prototype's expressions, kept here so that a
+    // comparison is a few reads: the tournament runs once per GPU over every open candidate).
+    double len_on_1 = 0.0;      // remaining time on 1 GPU (inf when it cannot run on one)
+    double len = 0.0;           // remaining time at n GPUs (inf without GPUs)
+    double gain_longer = 0.0;   // (X(n+1) - X(n)) / X(n+1): its gain when it is the longer job
+    double gain_shorter = 0.0;  // (X(n+1) - X(n)) / X(n): its gain when it is the shorter job
+
+    bool open(int limit) const { return n < limit && rate[static_cast<std::size_t>(n + 1)] > 0.0; }
+    void refresh() {
+      const double r1 = rate[1], rn = rate[static_cast<std::size_t>(n)];
+      const double rn1 = static_cast<std::size_t>(n) + 1 < rate.size() ? rate[static_cast<std::size_t>(n) + 1] : 0.0;
+      len_on_1 = r1 > 0.0 ? remaining / r1 : kInf;
+      len = n == 0 || !(rn > 0.0) ? kInf : remaining / rn;
+      gain_longer = rn1 > 0.0 ? (rn1 - rn) / rn1 : -kInf;
+      gain_shorter = rn > 0.0 ? (rn1 - rn) / rn : kInf;
+    }
   };
 
   // The prototype's pairwise rule (top_priority); returns the index of the preferred candidate.
+  // Both candidates are open (they can take one more GPU).
   static std::size_t prefer(const std::vector<Cand>& c, std::size_t a, std::size_t b) {
-    auto r = [&](std::size_t k, int n) { return c[k].rate[static_cast<std::size_t>(n)]; };
-    if (c[a].n == 0 && c[b].n == 0) {
-      const double la = r(a, 1) > 0.0 ? c[a].remaining / r(a, 1) : kInf;
-      const double lb = r(b, 1) > 0.0 ? c[b].remaining / r(b, 1) : kInf;
-      return la < lb ? a : b;
-    }
-    auto len = [&](std::size_t k) { return c[k].n == 0 || !(r(k, c[k].n) > 0.0) ? kInf : c[k].remaining / r(k, c[k].n); };
-    if (len(a) >= len(b)) std::swap(a, b);  // a: the shorter job (it holds GPUs)
-    const double pb1 = r(b, c[b].n + 1), pb = r(b, c[b].n);
-    const double pa1 = r(a, c[a].n + 1), pa = r(a, c[a].n);
-    const double gain_b = pb1 > 0.0 ? (pb1 - pb) / pb1 : -kInf;
-    const double gain_a = pa > 0.0 ? (pa1 - pa) / pa : kInf;
-    return gain_b > gain_a ? b : a;
+    if (c[a].n == 0 && c[b].n == 0) return c[a].len_on_1 < c[b].len_on_1 ? a : b;
+    if (c[a].len >= c[b].len) std::swap(a, b);  // a: the shorter job (it holds GPUs)
+    return c[b].gain_longer > c[a].gain_shorter ? b : a;
   }
 
   double round_s_;

@@ -57,16 +57,22 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
   const int s = heet_slot_size(total, jobs.size(), largest);
 
   // Slots: floor(gpus / s) per host, host by host (the prototype: gpu_nums[type] // slot_size).
-  std::vector<int> slot_host;
-  for (std::size_t h = 0; h < hosts.size(); ++h)
-    for (int k = 0; k < hosts[h].gpus / s; ++k) slot_host.push_back(static_cast<int>(h));
-  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(slot_host.size(), kInf));
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t k = 0; k < slot_host.size(); ++k) {
-      const auto& r = jobs[j].rate[static_cast<std::size_t>(hosts[static_cast<std::size_t>(slot_host[k])].type)];
-      cost[j][k] = heet_weight(jobs[j].remaining_work, rate_at(r, 1), rate_at(r, s));
+  // A slot's weight depends on its host's type only, so the matching works on a job x type table
+  // with the slots' types as column classes (identical to the dense jobs x slots matrix).
+  std::vector<int> slot_host, slot_type;
+  std::size_t types = 0;
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    types = std::max(types, static_cast<std::size_t>(hosts[h].type) + 1);
+    for (int k = 0; k < hosts[h].gpus / s; ++k) {
+      slot_host.push_back(static_cast<int>(h));
+      slot_type.push_back(static_cast<int>(hosts[h].type));
     }
-  const std::vector<int> match = min_weight_full_matching(cost);
+  }
+  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(types, kInf));
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t t = 0; t < types && t < jobs[j].rate.size(); ++t)
+      cost[j][t] = heet_weight(jobs[j].remaining_work, rate_at(jobs[j].rate[t], 1), rate_at(jobs[j].rate[t], s));
+  const std::vector<int> match = min_weight_full_matching_by_class(cost, slot_type);
 
   // Slots of one type are interchangeable, so only the type of a match matters; hosts are then
   // chosen to keep running jobs where they are.
@@ -84,14 +90,16 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
       --free_slots[static_cast<std::size_t>(cur)];
     }
   }
+  // Others take the first host of their type with a slot left; free slots only shrink, so each
+  // type's search resumes where it stopped (first_open[type]).
+  std::vector<std::size_t> first_open(types, 0);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     if (type[j] < 0 || host[j] >= 0) continue;
-    for (std::size_t h = 0; h < hosts.size(); ++h)
-      if (hosts[h].type == type[j] && free_slots[h] > 0) {
-        host[j] = static_cast<int>(h);
-        --free_slots[h];
-        break;
-      }
+    std::size_t& h = first_open[static_cast<std::size_t>(type[j])];
+    while (h < hosts.size() && (hosts[h].type != type[j] || free_slots[h] == 0)) ++h;
+    if (h == hosts.size()) continue;
+    host[j] = static_cast<int>(h);
+    --free_slots[h];
   }
   for (std::size_t j = 0; j < jobs.size(); ++j)
     if (host[j] >= 0) gpus[j] = s;

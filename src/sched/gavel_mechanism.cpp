@@ -49,8 +49,10 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
              LifecycleConfig{config.restart_overhead_s, 0.0, config.check_invariants, ProgressKind::WholeSteps},
              std::move(sinks)),
       priorities_(cluster.gpu_types().size(), config.round_s),
-      shuffler_(config.seed + 5) {
+      shuffler_(config.seed + 5),
+      placement_(cluster) {
   const std::size_t n = workload_.jobs.size(), types = cluster_.gpu_types().size();
+  previous_.assign(n, nullptr);
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
   taken_in_round_.assign(n, 0);
@@ -174,11 +176,12 @@ void GavelMechanism::start_round() {
   check_round_limit(solver_.rounds, config_.max_rounds, config_.round_s, sim_.now());
   ++table_.stats().scheduling_passes;
   const std::vector<std::size_t> order = type_order();
-  std::map<JobIndex, std::vector<GpuId>> previous;
-  for (JobIndex j : table_.running()) previous.emplace(j, table_.job(j).gpus);
-  const auto next = gavel_place_round(cluster_, order, choose_jobs(order), previous, allocation_);
+  for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = &table_.job(j).gpus;
+  std::vector<RoundChoice>& chosen = choose_jobs(order);
+  const auto& next = placement_.place(order, chosen, previous_, allocation_);
+  for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = nullptr;
   apply_placements(next);
-  for (const auto& entry : next) dispatch(entry.first);
+  for (const RoundPlacement* p : next) dispatch(p->job);
   table_.clear_changed();
   table_.end_pass(sim_.now());
   if (!dispatched_.empty()) {
@@ -219,14 +222,16 @@ void GavelMechanism::schedule_round_end() {
 }
 
 // Stops jobs that lose or change their GPUs, then starts the new placements.
-void GavelMechanism::apply_placements(const std::map<JobIndex, std::vector<GpuId>>& next) {
-  const std::vector<JobIndex> running(table_.running().begin(), table_.running().end());
-  for (JobIndex j : running) {
-    auto nx = next.find(j);
-    if (nx != next.end() && nx->second == table_.job(j).gpus) continue;
-    table_.stop(j, sim_.now(), nx != next.end() ? StopReason::Moved : StopReason::Preempted);
+void GavelMechanism::apply_placements(const std::vector<const RoundPlacement*>& next) {
+  running_copy_.assign(table_.running().begin(), table_.running().end());
+  for (JobIndex j : running_copy_) {
+    const std::vector<GpuId>* nx = placement_.find(j);
+    if (nx != nullptr && *nx == table_.job(j).gpus) continue;
+    table_.stop(j, sim_.now(), nx != nullptr ? StopReason::Moved : StopReason::Preempted);
   }
-  for (const auto& [j, gpus] : next) {
+  for (const RoundPlacement* p : next) {
+    const JobIndex j = p->job;
+    const std::vector<GpuId>& gpus = p->gpus;
     if (table_.job(j).status == JobStatus::Running) continue;
     const auto t = static_cast<std::size_t>(cluster_.type_of(gpus.front()));
     ++placement_changes_[static_cast<std::size_t>(j)];
@@ -316,7 +321,7 @@ std::vector<std::size_t> GavelMechanism::type_order() {
 
 // Which jobs run on which type (Gavel's _schedule_jobs_on_workers_helper): per type in `order`,
 // jobs by (priority, deficit, x) descending; each job on the first type where it fits.
-std::vector<RoundChoice> GavelMechanism::choose_jobs(const std::vector<std::size_t>& order) {
+std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::size_t>& order) {
   const std::size_t types = cluster_.gpu_types().size();
   std::vector<int> left(types);
   for (std::size_t t = 0; t < types; ++t) left[t] = cluster_.gpus_of_type(static_cast<GpuTypeId>(t));
@@ -347,7 +352,9 @@ std::vector<RoundChoice> GavelMechanism::choose_jobs(const std::vector<std::size
     queue.insert(queue.end(), per_type[t].begin(), per_type[t].end());
   }
   std::vector<char>& taken = taken_in_round_;
-  std::vector<RoundChoice> chosen(types);
+  std::vector<RoundChoice>& chosen = chosen_;  // kept from round to round for its memory
+  chosen.resize(types);
+  for (auto& list : chosen) list.clear();
   for (const Entry& e : queue) {
     if (left[e.type] == 0 || taken[static_cast<std::size_t>(e.job)]) continue;
     if (!(throughput_[static_cast<std::size_t>(e.job)][e.type] > 0.0)) continue;  // never where it cannot run

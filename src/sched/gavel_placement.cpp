@@ -3,72 +3,99 @@
 #include <algorithm>
 
 namespace hetsim {
-namespace {
 
-// One type's servers as GPU lists, in cluster order.
-std::vector<std::vector<GpuId>> servers_of_type(const Cluster& cluster, std::size_t type) {
-  std::vector<std::vector<GpuId>> servers;
-  for (const Node& node : cluster.nodes()) {
-    if (static_cast<std::size_t>(node.gpu_type) != type) continue;
-    std::vector<GpuId> gpus;
-    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) gpus.push_back(g);
-    servers.push_back(std::move(gpus));
-  }
-  return servers;
+GavelPlacement::GavelPlacement(const Cluster& cluster)
+    : cluster_(cluster),
+      servers_(cluster.gpu_types().size()),
+      assigned_(static_cast<std::size_t>(cluster.total_gpus()), 0) {
+  for (std::size_t n = 0; n < cluster.nodes().size(); ++n)
+    servers_[static_cast<std::size_t>(cluster.nodes()[n].gpu_type)].push_back(static_cast<NodeId>(n));
 }
 
-// Places one type's chosen jobs into `next` (see gavel_place_round).
-void place_type(const Cluster& cluster, std::size_t type, RoundChoice& list,
-                const std::map<JobIndex, std::vector<GpuId>>& previous,
-                const std::map<JobIndex, std::vector<double>>& allocation, std::map<JobIndex, std::vector<GpuId>>& next) {
+std::vector<GpuId>& GavelPlacement::entry(JobIndex j) {
+  const auto k = static_cast<std::size_t>(j);
+  if (k >= entry_of_job_.size()) entry_of_job_.resize(k + 1, -1);
+  if (entry_of_job_[k] < 0) {
+    if (used_ == pool_.size()) pool_.emplace_back();
+    pool_[used_].job = j;
+    pool_[used_].gpus.clear();  // keeps its capacity from earlier rounds
+    entry_of_job_[k] = static_cast<int>(used_++);
+  }
+  return pool_[static_cast<std::size_t>(entry_of_job_[k])].gpus;
+}
+
+void GavelPlacement::drop(JobIndex j) {
+  int& e = entry_of_job_[static_cast<std::size_t>(j)];
+  pool_[static_cast<std::size_t>(e)].job = -1;  // skipped when the result is listed
+  e = -1;
+}
+
+const std::vector<GpuId>* GavelPlacement::find(JobIndex j) const {
+  const auto k = static_cast<std::size_t>(j);
+  if (k >= entry_of_job_.size() || entry_of_job_[k] < 0) return nullptr;
+  return &pool_[static_cast<std::size_t>(entry_of_job_[k])].gpus;
+}
+
+const std::vector<const RoundPlacement*>& GavelPlacement::place(
+    const std::vector<std::size_t>& type_order, std::vector<RoundChoice>& chosen,
+    const std::vector<const std::vector<GpuId>*>& previous, const std::map<JobIndex, std::vector<double>>& allocation) {
+  for (const RoundPlacement* p : result_) entry_of_job_[static_cast<std::size_t>(p->job)] = -1;
+  used_ = 0;
+  for (std::size_t t : type_order) place_type(t, chosen[t], previous, allocation);
+  result_.clear();
+  for (std::size_t e = 0; e < used_; ++e)
+    if (pool_[e].job >= 0) result_.push_back(&pool_[e]);
+  std::sort(result_.begin(), result_.end(), [](const RoundPlacement* a, const RoundPlacement* b) { return a->job < b->job; });
+  return result_;
+}
+
+// One type's chosen jobs (see place()).
+void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
+                                const std::vector<const std::vector<GpuId>*>& previous,
+                                const std::map<JobIndex, std::vector<double>>& allocation) {
   std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<std::vector<GpuId>> servers = servers_of_type(cluster, type);
-  std::vector<std::size_t> front(servers.size(), 0);
-  std::vector<char> assigned(static_cast<std::size_t>(cluster.total_gpus()), 0);
+  const std::vector<NodeId>& servers = servers_[type];
+  front_.assign(servers.size(), 0);
   std::size_t ptr = 0;
-  std::vector<int> sizes;
+  sizes_.clear();
   for (const auto& [j, sf] : list)
-    if (std::find(sizes.begin(), sizes.end(), sf) == sizes.end()) sizes.push_back(sf);
-  for (int size : sizes) {
+    if (std::find(sizes_.begin(), sizes_.end(), sf) == sizes_.end()) sizes_.push_back(sf);
+  for (int size : sizes_) {
     for (const auto& [j, sf] : list) {
       if (sf != size) continue;
-      auto prev = previous.find(j);
-      if (prev == previous.end() || static_cast<std::size_t>(cluster.type_of(prev->second.front())) != type) continue;
-      const bool free = std::none_of(prev->second.begin(), prev->second.end(),
-                                     [&](GpuId g) { return assigned[static_cast<std::size_t>(g)] != 0; });
+      const auto k = static_cast<std::size_t>(j);
+      const std::vector<GpuId>* prev = k < previous.size() ? previous[k] : nullptr;
+      if (prev == nullptr || static_cast<std::size_t>(cluster_.type_of(prev->front())) != type) continue;
+      const bool free =
+          std::none_of(prev->begin(), prev->end(), [&](GpuId g) { return assigned_[static_cast<std::size_t>(g)] != 0; });
       if (!free) continue;
-      next[j] = prev->second;
-      for (GpuId g : prev->second) assigned[static_cast<std::size_t>(g)] = 1;
+      entry(j) = *prev;
+      for (GpuId g : *prev) {
+        assigned_[static_cast<std::size_t>(g)] = 1;
+        marked_.push_back(g);
+      }
     }
     for (const auto& [j, sf] : list) {
       if (sf != size || !allocation.count(j)) continue;
-      std::vector<GpuId>& gpus = next[j];
+      std::vector<GpuId>& gpus = entry(j);
       while (static_cast<int>(gpus.size()) < sf && ptr < servers.size()) {
-        if (front[ptr] >= servers[ptr].size()) {
+        const Node& node = cluster_.nodes()[static_cast<std::size_t>(servers[ptr])];
+        if (front_[ptr] >= static_cast<std::size_t>(node.gpu_count)) {
           ++ptr;
           continue;
         }
-        GpuId g = servers[ptr][front[ptr]++];
-        if (!assigned[static_cast<std::size_t>(g)]) {
+        const GpuId g = node.first_gpu + static_cast<GpuId>(front_[ptr]++);
+        if (!assigned_[static_cast<std::size_t>(g)]) {
           gpus.push_back(g);
-          assigned[static_cast<std::size_t>(g)] = 1;
+          assigned_[static_cast<std::size_t>(g)] = 1;
+          marked_.push_back(g);
         }
       }
-      if (static_cast<int>(gpus.size()) != sf) next.erase(j);  // cannot happen when counts fit; never half-place
+      if (static_cast<int>(gpus.size()) != sf) drop(j);  // cannot happen when counts fit; never half-place
     }
   }
-}
-
-}  // namespace
-
-std::map<JobIndex, std::vector<GpuId>> gavel_place_round(const Cluster& cluster,
-                                                          const std::vector<std::size_t>& type_order,
-                                                          std::vector<RoundChoice> chosen,
-                                                          const std::map<JobIndex, std::vector<GpuId>>& previous,
-                                                          const std::map<JobIndex, std::vector<double>>& allocation) {
-  std::map<JobIndex, std::vector<GpuId>> next;
-  for (std::size_t t : type_order) place_type(cluster, t, chosen[t], previous, allocation, next);
-  return next;
+  for (GpuId g : marked_) assigned_[static_cast<std::size_t>(g)] = 0;
+  marked_.clear();
 }
 
 }  // namespace hetsim

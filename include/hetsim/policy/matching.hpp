@@ -14,4 +14,13 @@ namespace hetsim {
 /// allowed (negative too). Deterministic. Throws std::invalid_argument on ragged rows.
 std::vector<int> min_weight_full_matching(const std::vector<std::vector<double>>& cost);
 
+/// The same matching when columns come in classes of identical columns (heet: the slots of one GPU
+/// type): `class_cost[r][k]` = weight of row r on any column of class k, `column_class[c]` = class
+/// of column c. Returns exactly what min_weight_full_matching returns on the expanded matrix
+/// cost[r][c] = class_cost[r][column_class[c]], ties included, but the search visits at most `rows`
+/// columns per class (why that changes nothing: matching.cpp). Throws std::invalid_argument on
+/// ragged rows or a class out of range.
+std::vector<int> min_weight_full_matching_by_class(const std::vector<std::vector<double>>& class_cost,
+                                                   const std::vector<int>& column_class);
+
 }  // namespace hetsim

@@ -108,8 +108,8 @@ class GavelMechanism final : public EventHandler {
   void request_round();
   void compute_allocation();
   std::vector<std::size_t> type_order();
-  std::vector<RoundChoice> choose_jobs(const std::vector<std::size_t>& order);
-  void apply_placements(const std::map<JobIndex, std::vector<GpuId>>& next);
+  std::vector<RoundChoice>& choose_jobs(const std::vector<std::size_t>& order);
+  void apply_placements(const std::vector<const RoundPlacement*>& next);
   void dispatch(JobIndex j);
   void schedule_round_end();
 
@@ -131,6 +131,11 @@ class GavelMechanism final : public EventHandler {
   GavelPriorities priorities_;
   PyRandom shuffler_;
   std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order
+  // Working memory of a round, kept so that a round allocates nothing once the run is warm.
+  GavelPlacement placement_;
+  std::vector<const std::vector<GpuId>*> previous_;  // [job]: its GPUs while a round is placed, else nullptr
+  std::vector<RoundChoice> chosen_;
+  std::vector<JobIndex> running_copy_;
   std::optional<SimTime> round_end_;  // end of the round in progress (or of the last one)
   double round_end_frac_us_ = 0.0;    // its sub-microsecond remainder
   double now_frac_us_ = 0.0;          // the remainder of the round starting now
