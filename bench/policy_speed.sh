@@ -6,14 +6,15 @@
 # With BEFORE_BINARY (e.g. a copy of an older build) every workload also runs on it, the jobs.csv
 # of both must be byte-identical (a speed-up must not change results), and both figures print.
 # Environment: HETSIM_SHARED_DATA = the data folder (default ../shared/data beside the checkout);
-# BENCH_TIMEOUT_S = seconds after which a run is stopped and reported as "> N" (default 900).
+# BENCH_TIMEOUT_S = seconds after which a run is stopped and reported as "> N" (default 120:
+# the targets are seconds, and the heet rows run for tens of minutes today).
 # Needs a Release build (scripts/run-default.sh builds one) and /usr/bin/time (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./build/release/hetsim
 before=${1:-}
 data="${HETSIM_SHARED_DATA:-../shared/data}"
-limit_s=${BENCH_TIMEOUT_S:-900}
+limit_s=${BENCH_TIMEOUT_S:-120}
 [ -x "$bin" ] || { echo "bench: build first (bash scripts/run-default.sh)" >&2; exit 2; }
 [ -z "$before" ] || [ -x "$before" ] || { echo "bench: $before is not an executable" >&2; exit 2; }
 table="$data/gavel/simulation_throughputs.json"
