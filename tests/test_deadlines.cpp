@@ -107,7 +107,7 @@ TEST_CASE("elasticflow: an infeasible deadline is rejected at admission, the oth
                             "elasticflow");
   CHECK(record(out, "C").status == JobStatus::Rejected);
   CHECK(record(out, "C").reason ==
-        "elasticflow admission: deadline 50.000 s cannot be met: even on 1 GPUs of type gpu the job needs 100.000 s "
+        "elasticflow admission: job C: deadline 50.000 s cannot be met: even on 1 GPUs of type gpu it needs 100.000 s "
         "from its arrival at 0.000 s");
   CHECK(record(out, "B").jct_s() == 100);
   CHECK(record(out, "B").gpus == 2);

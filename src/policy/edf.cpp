@@ -23,15 +23,25 @@ class EdfPolicy final : public SchedulingPolicy {
   std::string name() const override { return "edf"; }
 
   Decision schedule(const PolicyView& ctx) override {
-    sync(ctx);
     const auto ntypes = ctx.cluster().gpu_types().size();
+    useful_.resize(ntypes, 0);
+    sync(ctx);
     std::vector<int> pool(ntypes);
     for (std::size_t t = 0; t < ntypes; ++t) pool[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
     Decision d;
-    for (const Key& k : order_) {
-      // Once no type has a free GPU, the rest get nothing: running ones among them are preempted.
-      if (*std::max_element(pool.begin(), pool.end()) == 0 && ctx.job(k.job).status != JobStatus::Running) continue;
-      place(ctx, k.job, pool, d);
+    // GPUs of types no active job has ever run on (ElasticFlow's profiles lack sia-64's rtx2080ti)
+    // cannot be handed out: they do not count as free, or the walk would never stop early.
+    int free = 0;
+    for (std::size_t t = 0; t < ntypes; ++t) free += useful_[t] ? pool[t] : 0;
+    for (auto it = order_.begin(); it != order_.end() && free > 0; ++it) free -= place(ctx, it->job, pool, d);
+    // Once every GPU is handed out the rest of the order gets nothing: the walk stops there, and the
+    // running jobs it did not reach are preempted (a pass costs the jobs served, not the backlog).
+    if (free == 0) {
+      placed_.clear();
+      for (const AllocationRequest& r : d.allocate) placed_.insert(r.job);
+      for (JobIndex j : ctx.running())
+        if (!placed_.contains(j) && std::find(d.preempt.begin(), d.preempt.end(), j) == d.preempt.end())
+          d.preempt.push_back(j);
     }
     return d;
   }
@@ -57,16 +67,21 @@ class EdfPolicy final : public SchedulingPolicy {
       const JobRuntime& job = ctx.job(j);
       const bool active = job.status == JobStatus::Pending || job.status == JobStatus::Running;
       const Key k = key_of(*job.spec, j);
-      if (active)
-        order_.insert(k);
-      else
-        order_.erase(k);
+      if (active && order_.insert(k).second) mark_useful_types(ctx, *job.spec);
+      if (!active) order_.erase(k);
     }
+  }
+
+  void mark_useful_types(const PolicyView& ctx, const JobSpec& spec) {
+    useful_.resize(ctx.cluster().gpu_types().size(), 0);
+    for (std::size_t t = 0; t < useful_.size(); ++t)
+      if (!useful_[t] && ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus) > 0.0) useful_[t] = 1;
   }
 
   // The greedy step for one job: stay on its type if running and that type still has room, else
   // the fastest type with room; a running job with no room is preempted.
-  static void place(const PolicyView& ctx, JobIndex j, std::vector<int>& pool, Decision& d) {
+  // Returns the GPUs given.
+  static int place(const PolicyView& ctx, JobIndex j, std::vector<int>& pool, Decision& d) {
     const JobRuntime& job = ctx.job(j);
     const int n = job.spec->requested_gpus;
     GpuTypeId pick = -1;
@@ -85,13 +100,16 @@ class EdfPolicy final : public SchedulingPolicy {
     }
     if (pick < 0) {
       if (job.status == JobStatus::Running) d.preempt.push_back(j);
-      return;
+      return 0;
     }
     pool[static_cast<std::size_t>(pick)] -= n;
     d.allocate.push_back({j, pick, n, {}});
+    return n;
   }
 
-  std::set<Key> order_;  // active jobs, in EDF order
+  std::set<Key> order_;     // active jobs, in EDF order
+  std::set<JobIndex> placed_;  // scratch of schedule()
+  std::vector<char> useful_;   // [type]: some job seen so far runs on it
 };
 
 }  // namespace

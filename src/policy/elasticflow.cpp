@@ -16,7 +16,8 @@
 //     the future allocations of the jobs already admitted (the paper's slot-by-slot plan), so an
 //     admitted job can later find its deadline infeasible under contention.
 //  2. Such a job (no count of any free type meets its deadline at this pass) is not dropped: it
-//     runs best effort, after the jobs whose shares fit and before the jobs without a deadline.
+//     runs best effort, after the jobs whose shares fit and before the jobs without a deadline;
+//     once even its fastest allocation could not meet the deadline it stays in that class for good.
 //  3. A job's share is for its remaining work at one constant count until its deadline; restart
 //     overheads are not counted in admission or in shares.
 //  4. Every allocation is on one GPU type (the one that needs the fewest GPUs; ties: the job's
@@ -58,20 +59,21 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
       }
     if (best.gpus > 0 && now_s + best_s <= *spec.deadline_s) return std::nullopt;
     if (best.gpus == 0) return fmt::format("elasticflow admission: job {} runs on no GPU type", spec.id);
-    return fmt::format("elasticflow admission: deadline {:.3f} s cannot be met: even on {} GPUs of type {} the job "
+    return fmt::format("elasticflow admission: job {}: deadline {:.3f} s cannot be met: even on {} GPUs of type {} it "
                        "needs {:.3f} s from its arrival at {:.3f} s",
-                       *spec.deadline_s, best.gpus, ctx.cluster().gpu_types()[static_cast<std::size_t>(best.type)].name,
+                       spec.id, *spec.deadline_s, best.gpus, ctx.cluster().gpu_types()[static_cast<std::size_t>(best.type)].name,
                        best_s, now_s);
   }
 
   Decision schedule(const PolicyView& ctx) override {
-    sync(ctx);
     const auto ntypes = ctx.cluster().gpu_types().size();
+    useful_.resize(ntypes, 0);
+    sync(ctx);
     std::vector<int> pool(ntypes);
     for (std::size_t t = 0; t < ntypes; ++t) pool[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
     plan_.clear();
-    std::vector<JobIndex> rest = minimum_shares(ctx, pool);
-    share_leftover(ctx, pool, rest);
+    minimum_shares(ctx, pool);
+    share_leftover(ctx, pool);
     Decision d;
     for (JobIndex j : ctx.running())
       if (!plan_.contains(j)) d.preempt.push_back(j);
@@ -84,14 +86,11 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
     GpuTypeId type = -1;
     int gpus = 0;
   };
-  // Rank of an active job: jobs with a deadline first (by deadline), then the others; index last.
+  // Rank of a job with a deadline: by deadline, then index (= submit order).
   struct Key {
-    bool no_deadline = false;
     double deadline_s = 0.0;
     JobIndex job = 0;
-    bool operator<(const Key& o) const {
-      return std::tie(no_deadline, deadline_s, job) < std::tie(o.no_deadline, o.deadline_s, o.job);
-    }
+    bool operator<(const Key& o) const { return std::tie(deadline_s, job) < std::tie(o.deadline_s, o.job); }
   };
 
   // The counts a job may get on a type: powers of two up to the type's GPUs (and max_gpus).
@@ -111,41 +110,75 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
     return it->second;
   }
 
-  // Keeps order_ equal to the active jobs; forgets the rates of jobs that ended.
+  // Keeps order_, hopeless_ and best_effort_ equal to the active jobs; forgets the rates of jobs
+  // that ended.
   void sync(const PolicyView& ctx) {
     for (JobIndex j : ctx.changed()) {
       const JobRuntime& job = ctx.job(j);
       const JobSpec& spec = *job.spec;
-      const Key k = spec.deadline_s ? Key{false, *spec.deadline_s, j} : Key{true, 0.0, j};
-      if (job.status == JobStatus::Pending || job.status == JobStatus::Running) {
-        order_.insert(k);
-      } else {
+      const bool active = job.status == JobStatus::Pending || job.status == JobStatus::Running;
+      const Key k{spec.deadline_s.value_or(0.0), j};
+      if (!active) {
         order_.erase(k);
+        hopeless_.erase(k);
+        best_effort_.erase(j);
         rates_.erase(j);
+        continue;
       }
+      if (rates_.contains(j)) continue;  // seen before (a start or a stop)
+      if (spec.deadline_s)
+        order_.insert(k);
+      else
+        best_effort_.insert(j);
+      for (std::size_t t = 0; t < useful_.size(); ++t)
+        useful_[t] = useful_[t] || rate(ctx, j, static_cast<GpuTypeId>(t), 1) > 0.0;
     }
   }
 
   // Phase 1: jobs with a deadline, in deadline order, get their minimum satisfactory share from
-  // `pool`. Returns the active jobs without a share, in rank order: late jobs (no share meets their
-  // deadline) first, then the jobs without a deadline (simplification 2).
-  std::vector<JobIndex> minimum_shares(const PolicyView& ctx, std::vector<int>& pool) {
-    std::vector<JobIndex> late, best_effort;
-    for (const Key& k : order_) {
-      if (k.no_deadline) {
-        best_effort.push_back(k.job);
-        continue;
-      }
+  // `pool` (into plan_ and served_). A job no share meets goes to late_, or, when even its fastest
+  // allocation could no longer meet its deadline, to hopeless_ for good: it can only fall further
+  // behind, and later passes skip it.
+  void minimum_shares(const PolicyView& ctx, std::vector<int>& pool) {
+    served_.clear();
+    late_.clear();
+    int free = 0;
+    for (std::size_t t = 0; t < pool.size(); ++t) free += useful_[t] ? pool[t] : 0;
+    // Once every GPU is given the walk stops: the jobs after get nothing in either phase.
+    for (auto it = order_.begin(); it != order_.end() && free > 0;) {
+      const Key k = *it++;
       const Share s = minimum_share(ctx, k.job, k.deadline_s, pool);
-      if (s.gpus == 0) {
-        late.push_back(k.job);
-        continue;
+      if (s.gpus > 0) {
+        pool[static_cast<std::size_t>(s.type)] -= s.gpus;
+        free -= s.gpus;
+        plan_[k.job] = s;
+        served_.push_back(k.job);
+      } else if (ctx.now().seconds() + ctx.remaining_work(k.job) / fastest_rate(ctx, k.job) > k.deadline_s) {
+        order_.erase(k);
+        hopeless_.insert(k);
+      } else {
+        late_.push_back(k.job);
       }
-      pool[static_cast<std::size_t>(s.type)] -= s.gpus;
-      plan_[k.job] = s;
     }
-    late.insert(late.end(), best_effort.begin(), best_effort.end());
-    return late;
+  }
+
+  // The first `limit` active jobs without a share, in rank order (simplification 2): late ones,
+  // then hopeless ones by deadline, then the jobs without a deadline in arrival order.
+  std::vector<JobIndex> without_share(std::size_t limit) const {
+    std::vector<JobIndex> out;
+    for (JobIndex j : late_)
+      if (out.size() < limit) out.push_back(j);
+    for (auto it = hopeless_.begin(); it != hopeless_.end() && out.size() < limit; ++it) out.push_back(it->job);
+    for (auto it = best_effort_.begin(); it != best_effort_.end() && out.size() < limit; ++it) out.push_back(*it);
+    return out;
+  }
+
+  // The job's fastest rate on any type and allowed count.
+  double fastest_rate(const PolicyView& ctx, JobIndex j) {
+    double best = 0.0;
+    for (std::size_t t = 0; t < ctx.cluster().gpu_types().size(); ++t)
+      for (int c : counts(ctx, static_cast<GpuTypeId>(t))) best = std::max(best, rate(ctx, j, static_cast<GpuTypeId>(t), c));
+    return best;
   }
 
   // The fewest GPUs of one type within `pool` that finish job j's remaining work by its deadline;
@@ -220,14 +253,12 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
 
   // Phase 2: leftover GPUs by marginal gain per GPU. Steps are kept in a max-heap and checked again
   // when they reach the top (the pool may have shrunk since they were pushed).
-  void share_leftover(const PolicyView& ctx, std::vector<int>& pool, const std::vector<JobIndex>& rest) {
-    std::vector<JobIndex> ranked;
-    for (const Key& k : order_)
-      if (plan_.contains(k.job)) ranked.push_back(k.job);
+  void share_leftover(const PolicyView& ctx, std::vector<int>& pool) {
+    std::vector<JobIndex> ranked = served_;
     int free = 0;
-    for (int p : pool) free += p;
+    for (std::size_t t = 0; t < pool.size(); ++t) free += useful_[t] ? pool[t] : 0;
     // Simplification 5: only as many jobs without a share as there are GPUs left.
-    for (std::size_t i = 0; i < rest.size() && static_cast<int>(i) < free; ++i) ranked.push_back(rest[i]);
+    for (JobIndex j : without_share(static_cast<std::size_t>(free))) ranked.push_back(j);
     std::priority_queue<Step> heap;
     for (std::size_t r = 0; r < ranked.size(); ++r)
       if (auto s = next_step(ctx, ranked[r], r, pool)) heap.push(*s);
@@ -249,9 +280,16 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
   }
 
   int max_gpus_;
-  std::set<Key> order_;                                                 // active jobs, in rank order
+  std::set<Key> order_;              // active jobs with a deadline that some allocation could still meet
+  std::set<Key> hopeless_;           // active jobs whose deadline no allocation can meet any more
+  std::set<JobIndex> best_effort_;   // active jobs without a deadline
+  std::vector<JobIndex> served_;     // this pass: jobs given their share, in deadline order
+  std::vector<JobIndex> late_;       // this pass: jobs of order_ that no free share could serve
   std::unordered_map<JobIndex, std::map<std::pair<GpuTypeId, int>, double>> rates_;  // active jobs
   std::map<JobIndex, Share> plan_;                                      // this pass's allocations
+  // [type]: some job seen so far runs on it; GPUs of the other types are never counted as free
+  // (ElasticFlow's profiles lack sia-64's rtx2080ti), so the walk can stop once the rest are given.
+  std::vector<char> useful_;
 };
 
 }  // namespace
