@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "hetsim/policy/builtin.hpp"
+#include "usable_pool.hpp"
 
 namespace hetsim {
 namespace {
@@ -23,16 +24,10 @@ class EdfPolicy final : public SchedulingPolicy {
   std::string name() const override { return "edf"; }
 
   Decision schedule(const PolicyView& ctx) override {
-    const auto ntypes = ctx.cluster().gpu_types().size();
-    useful_.resize(ntypes, 0);
+    std::vector<int> pool = usable_.whole_cluster(ctx);
     sync(ctx);
-    std::vector<int> pool(ntypes);
-    for (std::size_t t = 0; t < ntypes; ++t) pool[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
     Decision d;
-    // GPUs of types no active job has ever run on (ElasticFlow's profiles lack sia-64's rtx2080ti)
-    // cannot be handed out: they do not count as free, or the walk would never stop early.
-    int free = 0;
-    for (std::size_t t = 0; t < ntypes; ++t) free += useful_[t] ? pool[t] : 0;
+    int free = usable_.free(pool);
     for (auto it = order_.begin(); it != order_.end() && free > 0; ++it) free -= place(ctx, it->job, pool, d);
     // Once every GPU is handed out the rest of the order gets nothing: the walk stops there, and the
     // running jobs it did not reach are preempted (a pass costs the jobs served, not the backlog).
@@ -67,15 +62,9 @@ class EdfPolicy final : public SchedulingPolicy {
       const JobRuntime& job = ctx.job(j);
       const bool active = job.status == JobStatus::Pending || job.status == JobStatus::Running;
       const Key k = key_of(*job.spec, j);
-      if (active && order_.insert(k).second) mark_useful_types(ctx, *job.spec);
+      if (active && order_.insert(k).second) usable_.mark(ctx, *job.spec, job.spec->requested_gpus);
       if (!active) order_.erase(k);
     }
-  }
-
-  void mark_useful_types(const PolicyView& ctx, const JobSpec& spec) {
-    useful_.resize(ctx.cluster().gpu_types().size(), 0);
-    for (std::size_t t = 0; t < useful_.size(); ++t)
-      if (!useful_[t] && ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus) > 0.0) useful_[t] = 1;
   }
 
   // The greedy step for one job: stay on its type if running and that type still has room, else
@@ -109,7 +98,7 @@ class EdfPolicy final : public SchedulingPolicy {
 
   std::set<Key> order_;     // active jobs, in EDF order
   std::set<JobIndex> placed_;  // scratch of schedule()
-  std::vector<char> useful_;   // [type]: some job seen so far runs on it
+  policy_detail::UsablePool usable_;
 };
 
 }  // namespace

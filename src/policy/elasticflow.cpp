@@ -35,6 +35,7 @@
 #include <unordered_map>
 
 #include "hetsim/policy/builtin.hpp"
+#include "usable_pool.hpp"
 
 namespace hetsim {
 namespace {
@@ -66,11 +67,8 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
   }
 
   Decision schedule(const PolicyView& ctx) override {
-    const auto ntypes = ctx.cluster().gpu_types().size();
-    useful_.resize(ntypes, 0);
+    std::vector<int> pool = usable_.whole_cluster(ctx);
     sync(ctx);
-    std::vector<int> pool(ntypes);
-    for (std::size_t t = 0; t < ntypes; ++t) pool[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
     plan_.clear();
     minimum_shares(ctx, pool);
     share_leftover(ctx, pool);
@@ -130,8 +128,8 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
         order_.insert(k);
       else
         best_effort_.insert(j);
-      for (std::size_t t = 0; t < useful_.size(); ++t)
-        useful_[t] = useful_[t] || rate(ctx, j, static_cast<GpuTypeId>(t), 1) > 0.0;
+      usable_.mark(ctx, spec, 1);
+      rates_[j];  // the job's rate cache: also the mark that it has been seen
     }
   }
 
@@ -142,8 +140,7 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
   void minimum_shares(const PolicyView& ctx, std::vector<int>& pool) {
     served_.clear();
     late_.clear();
-    int free = 0;
-    for (std::size_t t = 0; t < pool.size(); ++t) free += useful_[t] ? pool[t] : 0;
+    int free = usable_.free(pool);
     // Once every GPU is given the walk stops: the jobs after get nothing in either phase.
     for (auto it = order_.begin(); it != order_.end() && free > 0;) {
       const Key k = *it++;
@@ -255,8 +252,7 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
   // when they reach the top (the pool may have shrunk since they were pushed).
   void share_leftover(const PolicyView& ctx, std::vector<int>& pool) {
     std::vector<JobIndex> ranked = served_;
-    int free = 0;
-    for (std::size_t t = 0; t < pool.size(); ++t) free += useful_[t] ? pool[t] : 0;
+    int free = usable_.free(pool);
     // Simplification 5: only as many jobs without a share as there are GPUs left.
     for (JobIndex j : without_share(static_cast<std::size_t>(free))) ranked.push_back(j);
     std::priority_queue<Step> heap;
@@ -287,9 +283,7 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
   std::vector<JobIndex> late_;       // this pass: jobs of order_ that no free share could serve
   std::unordered_map<JobIndex, std::map<std::pair<GpuTypeId, int>, double>> rates_;  // active jobs
   std::map<JobIndex, Share> plan_;                                      // this pass's allocations
-  // [type]: some job seen so far runs on it; GPUs of the other types are never counted as free
-  // (ElasticFlow's profiles lack sia-64's rtx2080ti), so the walk can stop once the rest are given.
-  std::vector<char> useful_;
+  policy_detail::UsablePool usable_;
 };
 
 }  // namespace
