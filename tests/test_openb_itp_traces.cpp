@@ -147,7 +147,7 @@ TEST_CASE("itp: raw and ElasticFlow rows", "[trace][itp]") {
   CHECK(by_time.jobs[0].global_batch_size == 128);
   CHECK_THAT(by_time.jobs[1].invalid_reason, Contains("ef.csv:3: field 'batch_size'"));
   REQUIRE(by_time.notes.size() == 1);
-  CHECK_THAT(by_time.notes[0], Contains("deadline of 2 jobs read but not modelled"));
+  CHECK_THAT(by_time.notes[0], Contains("deadlines of 2 jobs read"));
 
   Workload by_iter = hetsim::read_itp_trace("ef.csv", ef, true);
   CHECK(by_iter.format == "itp-ef");

@@ -19,9 +19,10 @@ std::string value_cell(const std::optional<double>& v) { return v ? fmt::format(
 }  // namespace
 
 int metric_direction(const std::string& metric) {
-  for (std::string_view lower : {"jct", "queueing", "makespan", "restart", "preemptions", "rejected", "unfinished", "ftf"})
+  for (std::string_view lower : {"jct", "queueing", "makespan", "restart", "preemptions", "rejected", "unfinished", "ftf",
+                                 "deadline_miss", "deadlines_missed"})
     if (starts_with(metric, lower)) return -1;
-  for (std::string_view higher : {"utilization", "completed", "jain"})
+  for (std::string_view higher : {"utilization", "completed", "jain", "deadlines_met"})
     if (starts_with(metric, higher)) return +1;
   return 0;
 }

@@ -27,6 +27,7 @@ void RunRecorder::build_records() const {
       r.job_id = w.spec->id;
       r.submit_s = w.spec->submit.seconds();
       r.requested_gpus = w.spec->requested_gpus;
+      r.deadline_s = w.spec->deadline_s;
     }
     r.start_s = w.start_s;
     r.finish_s = w.finish_s;

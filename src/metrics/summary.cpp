@@ -95,6 +95,27 @@ void summarize_fairness(const std::vector<JobRecord>& records, RunSummary& s) {
   if (x_n > 0 && x_sq > 0.0) s.jain_norm_throughput = x_sum * x_sum / (static_cast<double>(x_n) * x_sq);
 }
 
+// Deadlines met and missed over the jobs that have one (see RunSummary).
+void summarize_deadlines(const std::vector<JobRecord>& records, RunSummary& s) {
+  double late_sum_s = 0.0;
+  std::size_t late = 0;
+  for (const JobRecord& r : records) {
+    if (!r.deadline_s) continue;
+    ++s.deadline_jobs;
+    if (r.met_deadline()) {
+      ++s.deadlines_met;
+    } else if (r.status == JobStatus::Completed) {
+      late_sum_s += r.finish_s - *r.deadline_s;
+      ++late;
+    } else {
+      ++s.deadlines_missed_unfinished;
+    }
+  }
+  if (s.deadline_jobs > 0)
+    s.deadlines_met_fraction = static_cast<double>(s.deadlines_met) / static_cast<double>(s.deadline_jobs);
+  s.deadline_miss_s = mean_of(late_sum_s, late);
+}
+
 }  // namespace
 
 RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
@@ -103,6 +124,7 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster) {
   s.jobs_read = records.size();
   const Window w = summarize_jobs(records, s);
   summarize_fairness(records, s);
+  summarize_deadlines(records, s);
   double busy_total = 0.0;
   for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
     s.gpu_hours_by_type[cluster.gpu_types()[t].name] = recorder.busy_gpu_s_by_type()[t] / 3600.0;
@@ -168,7 +190,8 @@ class CsvLine {
 
 void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
   out << "job_id,submit_s,start_s,finish_s,jct_s,queueing_s,gpus,requested_gpus,gpu_types,preemptions,restarts,"
-         "restart_s,gpu_s,status,reason,ideal_s,active_at_arrival,ftf_rho,norm_throughput\n";
+         "restart_s,gpu_s,status,reason,ideal_s,active_at_arrival,ftf_rho,norm_throughput,deadline_s,"
+         "met_deadline\n";
   CsvLine line;
   for (const JobRecord& r : records) {
     const bool done = r.status == JobStatus::Completed;
@@ -193,6 +216,11 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records) {
     line.integer(r.active_at_arrival);
     line.fixed6_or_empty(r.ftf_rho(), !(r.ftf_rho() < 0));
     line.fixed6_or_empty(r.norm_throughput(), !(r.norm_throughput() < 0));
+    line.fixed6_or_empty(r.deadline_s.value_or(0.0), r.deadline_s.has_value());
+    if (r.deadline_s)
+      line.integer(r.met_deadline() ? 1 : 0);
+    else
+      line.text({});
     line.end(out);
   }
 }
@@ -208,6 +236,13 @@ void write_summary_json(std::ostream& out, const RunSummary& s, const RunInfo& i
   j["jct_p95_s"] = round6(s.jct_p95_s);
   j["jct_p99_s"] = round6(s.jct_p99_s);
   j["queueing_mean_s"] = round6(s.queueing_mean_s);
+  if (s.deadline_jobs > 0) {  // only runs with deadlines: the others keep their bytes
+    j["deadline_jobs"] = s.deadline_jobs;
+    j["deadlines_met"] = s.deadlines_met;
+    j["deadlines_met_fraction"] = round6(s.deadlines_met_fraction);
+    j["deadline_miss_s"] = round6(s.deadline_miss_s);
+    j["deadlines_missed_unfinished"] = s.deadlines_missed_unfinished;
+  }
   j["makespan_s"] = round6(s.makespan_s);
   j["utilization"] = round6(s.utilization);
   nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
@@ -271,6 +306,11 @@ void print_summary_table(std::ostream& out, const RunSummary& s, const RunInfo& 
   fmt::print(out, "  {:<22}{:>16}\n", "JCT p95 (s)", table_cell(s.jct_p95_s, 3));
   fmt::print(out, "  {:<22}{:>16}\n", "JCT p99 (s)", table_cell(s.jct_p99_s, 3));
   fmt::print(out, "  {:<22}{:>16}\n", "queueing mean (s)", table_cell(s.queueing_mean_s, 3));
+  if (s.deadline_jobs > 0) {
+    fmt::print(out, "  {:<22}{:>16}\n", "deadlines met",
+               fmt::format("{}/{} ({:.1f}%)", s.deadlines_met, s.deadline_jobs, 100.0 * *s.deadlines_met_fraction));
+    fmt::print(out, "  {:<22}{:>16}\n", "deadline miss (s)", table_cell(s.deadline_miss_s, 3));
+  }
   fmt::print(out, "  {:<22}{:>16}\n", "makespan (s)", table_cell(s.makespan_s, 3));
   fmt::print(out, "  {:<22}{:>16}\n", "utilization", table_cell(s.utilization, 4));
   for (const auto& [k, v] : s.utilization_by_type) fmt::print(out, "    {:<20}{:>16.4f}\n", k, v);

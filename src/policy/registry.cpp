@@ -81,6 +81,8 @@ PolicyRegistry make_default_registry() {
   register_heet(registry);
   register_srsf(registry);
   register_afs(registry);
+  register_edf(registry);
+  register_elasticflow(registry);
   return registry;
 }
 

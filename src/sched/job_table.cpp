@@ -25,10 +25,13 @@ JobTable::JobTable(const Cluster& cluster, const Workload& workload, const Throu
     checker_ = std::make_unique<InvariantChecker>(cluster, model, jobs_.size(), config_.progress, config_.profiling_s);
 }
 
-Admission JobTable::arrive(JobIndex j, SimTime now) {
+Admission JobTable::arrive(JobIndex j, SimTime now, const PolicyAdmission& policy_admission) {
   JobRuntime& job = this->job(j);
   job.updated = now;
-  if (auto reason = admission_error(*job.spec, cluster_, model_)) {
+  auto reason = admission_error(*job.spec, cluster_, model_);
+  // A job that has nothing to do completes at once: no policy turns it away.
+  if (!reason && policy_admission && job.remaining_work > 0.0) reason = policy_admission(*job.spec);
+  if (reason) {
     job.status = JobStatus::Rejected;
     ++final_jobs_;
     emit(now, JobEventKind::Rejected, job, {}, *reason);

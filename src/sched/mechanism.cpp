@@ -75,7 +75,8 @@ void Mechanism::on_arrival(JobIndex j) {
   arrived_ = next;
   if (next < workload_.jobs.size())
     sim_.schedule(workload_.jobs[next].submit, EventClass::Arrival, static_cast<std::int64_t>(next));
-  if (table_.arrive(j, sim_.now()) != Admission::Pending) return;
+  auto policy_admission = [this](const JobSpec& spec) { return policy_.reject_at_arrival(spec, view()); };
+  if (table_.arrive(j, sim_.now(), policy_admission) != Admission::Pending) return;
   if (config_.interval_s <= 0.0) {
     request_pass();
     return;
@@ -152,15 +153,18 @@ void Mechanism::request_pass() {
 
 void Mechanism::run_policy() {
   ++table_.stats().scheduling_passes;
-  const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
-  PolicyView view(sim_.now(), table_.state(), planning, table_.jobs(), table_.pending(), table_.running(),
-                  table_.changed(), network_ ? &*network_ : nullptr);
-  Decision decision = policy_.schedule(view);
+  Decision decision = policy_.schedule(view());
   // The policy has seen these; what apply() changes now is reported at the next pass.
   table_.clear_changed();
   apply(decision);
   share_network();
   table_.end_pass(sim_.now());
+}
+
+PolicyView Mechanism::view() const {
+  const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
+  return PolicyView(sim_.now(), table_.state(), planning, table_.jobs(), table_.pending(), table_.running(),
+                    table_.changed(), network_ ? &*network_ : nullptr);
 }
 
 void Mechanism::refuse(const std::string& why) {

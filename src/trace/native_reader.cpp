@@ -30,12 +30,13 @@ enum Column : std::size_t {
   PriorityWeight,
   MinGpus,
   MaxGpus,
+  DeadlineS,
   ColumnCount
 };
 
 constexpr std::array<std::string_view, ColumnCount> column_names = {
     "job_id",   "submit_s",   "num_gpus",        "duration_s", "iterations", "epochs",
-    "job_type", "batch_size", "priority_weight", "min_gpus",   "max_gpus"};
+    "job_type", "batch_size", "priority_weight", "min_gpus",   "max_gpus",   "deadline_s"};
 
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
@@ -64,7 +65,7 @@ NativeColumns parse_header(const std::string& path, std::size_t line_no, std::st
       throw InputError(path, line_no, std::string(name),
                        "unknown column (known: job_id, submit_s, num_gpus, duration_s, "
                        "iterations, epochs, job_type, batch_size, priority_weight, min_gpus, "
-                       "max_gpus)");
+                       "max_gpus, deadline_s)");
     }
     if (cols.index[c] != absent) {
       throw InputError(path, line_no, std::string(name), "column appears twice in the header");
@@ -170,6 +171,7 @@ Workload read_native_trace(const std::string& path, std::string_view text) {
     job.max_gpus = given(MaxGpus)
                        ? trace_detail::to_int(parse_int(field(MaxGpus), pos(MaxGpus)), pos(MaxGpus))
                        : job.requested_gpus;
+    if (cols->has(DeadlineS)) job.deadline_s = trace_detail::parse_deadline(field(DeadlineS), submit_s, pos(DeadlineS));
 
     trace_detail::check_job(
         job, submit_s,

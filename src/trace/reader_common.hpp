@@ -3,6 +3,7 @@
 /// field splitting, the checks that turn a well-formed but unrunnable row into an invalid JobSpec,
 /// and the final stable sort.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,12 @@ struct FieldNames {
 /// non-positive priority, a negative submit time). A negative submit time is clamped to 0 so the
 /// rejection happens at the start of the run. Expects source_file/source_line to be set.
 void check_job(JobSpec& job, double submit_s, const FieldNames& names);
+
+/// A job's deadline from `cell` (absolute seconds, the trace's time base): nullopt for an empty
+/// cell. Throws InputError at `pos` for a value that is not a finite number, is negative, or lies
+/// before the job's submit time `submit_s`: a deadline the job has missed before it arrives is a
+/// damaged row, not a job to simulate.
+std::optional<double> parse_deadline(std::string_view cell, double submit_s, const SourcePos& pos);
 
 /// "file:line: field 'name': message", the same shape as an InputError message.
 std::string describe(const std::string& file, std::size_t line, std::string_view field,

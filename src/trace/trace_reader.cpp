@@ -67,6 +67,18 @@ int to_int(long long value, const SourcePos& pos) {
   return static_cast<int>(value);
 }
 
+std::optional<double> parse_deadline(std::string_view cell, double submit_s, const SourcePos& pos) {
+  if (trim(cell).empty()) return std::nullopt;
+  const double deadline_s = parse_double(cell, pos);  // refuses NaN and infinities
+  auto fail = [&](std::string message) {
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field), std::move(message));
+  };
+  if (deadline_s < 0.0) fail(fmt::format("a deadline must not be negative (got {} s)", deadline_s));
+  if (deadline_s < submit_s)
+    fail(fmt::format("deadline {} s is before the job's submit time {} s", deadline_s, submit_s));
+  return deadline_s;
+}
+
 std::string describe(const std::string& file, std::size_t line, std::string_view field,
                      std::string_view message) {
   return fmt::format("{}:{}: field '{}': {}", file, line, field, message);

@@ -11,7 +11,7 @@ from conftest import write
 
 JOB_COLUMNS = ["job_id", "submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "gpus", "requested_gpus",
                "gpu_types", "preemptions", "restarts", "restart_s", "gpu_s", "status", "reason", "ideal_s",
-               "active_at_arrival", "ftf_rho", "norm_throughput"]
+               "active_at_arrival", "ftf_rho", "norm_throughput", "deadline_s", "met_deadline"]
 
 
 def test_run_gives_jobs_and_summary():

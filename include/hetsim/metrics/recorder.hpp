@@ -1,5 +1,6 @@
 #pragma once
 /// The standard sink: builds one row per job and the utilisation counters from job events.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct JobRecord {
   /// N: admitted, unfinished jobs just after the instant the job was admitted (itself and every job
   /// admitted at the same instant included).
   int active_at_arrival = 0;
+  /// The job's deadline (JobSpec::deadline_s, absolute s); none when it has none.
+  std::optional<double> deadline_s;
   /// Completed, Rejected or Unfinished (written as to_string(status)); NotArrived until the run ends.
   JobStatus status = JobStatus::NotArrived;
   /// JCT = finish - submit, for completed jobs.
@@ -42,6 +45,9 @@ struct JobRecord {
   /// Normalised throughput = ideal_s / JCT (fraction of its best isolated speed the job got over
   /// its life); -1 when undefined.
   double norm_throughput() const;
+  /// True when the job has a deadline and completed at or before it; a job that never finished
+  /// (rejected, or unfinished at the end of the run) missed it. Meaningless without a deadline.
+  bool met_deadline() const { return deadline_s && status == JobStatus::Completed && finish_s <= *deadline_s; }
 };
 
 /// Collects JobRecords and busy GPU-seconds per GPU type.

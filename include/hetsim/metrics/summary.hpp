@@ -33,6 +33,17 @@ struct RunSummary {
   std::optional<double> jct_p95_s;
   std::optional<double> jct_p99_s;
   std::optional<double> queueing_mean_s;  ///< over jobs that started
+  /// Deadlines, over the jobs that have one (JobSpec::deadline_s); summary.json carries them only
+  /// when some job has one, so other runs keep their bytes. A job that never finished (rejected,
+  /// unfinished) missed its deadline.
+  std::size_t deadline_jobs = 0;                 ///< jobs with a deadline
+  std::size_t deadlines_met = 0;                 ///< ... that completed at or before it
+  std::optional<double> deadlines_met_fraction;  ///< deadlines_met / deadline_jobs
+  /// Mean lateness (finish - deadline, s) over the jobs that completed after their deadline; jobs
+  /// that never finished have no lateness and are counted in deadlines_missed_unfinished instead.
+  /// Empty when no job completed late.
+  std::optional<double> deadline_miss_s;
+  std::size_t deadlines_missed_unfinished = 0;   ///< jobs with a deadline that never finished
   /// Last completion minus first submit over admitted jobs (empty when nothing completed).
   std::optional<double> makespan_s;
   /// Busy GPU-seconds over available GPU-seconds in the window (empty when the window is empty).
@@ -77,7 +88,8 @@ RunSummary summarize(const RunRecorder& recorder, const Cluster& cluster);
 
 /// Writes jobs.csv: one row per job read, in trace order. Columns: job_id, submit_s, start_s,
 /// finish_s, jct_s, queueing_s, gpus, requested_gpus, gpu_types, preemptions, restarts,
-/// restart_s, gpu_s, status, reason, ideal_s, active_at_arrival, ftf_rho, norm_throughput. Empty cells where a value does not exist.
+/// restart_s, gpu_s, status, reason, ideal_s, active_at_arrival, ftf_rho, norm_throughput, deadline_s,
+/// met_deadline (1 or 0). Empty cells where a value does not exist.
 void write_jobs_csv(std::ostream& out, const std::vector<JobRecord>& records);
 
 /// Metadata written beside the statistics in summary.json.

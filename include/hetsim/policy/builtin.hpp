@@ -35,5 +35,9 @@ void register_heet(PolicyRegistry& registry);
 void register_srsf(PolicyRegistry& registry);
 /// afs: AFS marginal-throughput sharing, heterogeneous as in Heet's baseline (src/policy/afs.cpp).
 void register_afs(PolicyRegistry& registry);
+/// edf: preemptive earliest deadline first (src/policy/edf.cpp).
+void register_edf(PolicyRegistry& registry);
+/// elasticflow: ElasticFlow's deadline admission control and minimum-share allocation (src/policy/elasticflow.cpp).
+void register_elasticflow(PolicyRegistry& registry);
 
 }  // namespace hetsim

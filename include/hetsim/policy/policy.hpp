@@ -112,6 +112,13 @@ class SchedulingPolicy {
   virtual std::string name() const = 0;
   /// Decides who runs now. Called after every instant at which jobs arrived or completed.
   virtual Decision schedule(const PolicyView& ctx) = 0;
+  /// The policy's own admission control (ElasticFlow's), asked for a job that arrives and passes
+  /// the run's checks, before it waits for GPUs: a reason rejects the job at its arrival (jobs.csv
+  /// `reason`, exit code 3), nullopt admits it. `ctx` shows the run at that instant, without the
+  /// job. Event mechanism only; most policies admit every job.
+  virtual std::optional<std::string> reject_at_arrival(const JobSpec& /*job*/, const PolicyView& /*ctx*/) {
+    return std::nullopt;
+  }
   /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
   /// prototype: 120 s); nullopt = event-driven.
   virtual std::optional<double> round_s() const { return std::nullopt; }

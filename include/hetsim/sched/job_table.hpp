@@ -74,8 +74,11 @@ class JobTable {
   JobTable(const Cluster& cluster, const Workload& workload, const ThroughputModel& model, LifecycleConfig config,
            std::vector<JobEventSink*> sinks);
 
-  /// Admission of job j at `now`: rejected (with a reason), completed at once (no work), or pending.
-  Admission arrive(JobIndex j, SimTime now);
+  /// A policy's own admission test (SchedulingPolicy::reject_at_arrival): a reason rejects the job.
+  using PolicyAdmission = std::function<std::optional<std::string>(const JobSpec&)>;
+  /// Admission of job j at `now`: rejected (with a reason: the run's checks, then `policy_admission`
+  /// when given), completed at once (no work), or pending.
+  Admission arrive(JobIndex j, SimTime now, const PolicyAdmission& policy_admission = {});
   /// Starts job j on `gpus` (free, checked by the caller) at `rate` work units/s. Charges the restart
   /// overhead (the job's own value, else the run's) and, at the first start, the profiling time:
   /// no progress before `resume_at`. The Started event reports the overhead as charged.

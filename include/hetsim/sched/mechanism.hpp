@@ -79,6 +79,8 @@ class Mechanism final : public EventHandler {
   void schedule_first_tick();
   void request_pass();
   void run_policy();
+  /// What the policy sees now (its pass, or its admission test at an arrival).
+  PolicyView view() const;
   void apply(const Decision& decision);
   std::vector<const AllocationRequest*> release_for(const Decision& decision);
   bool place(const AllocationRequest& req);

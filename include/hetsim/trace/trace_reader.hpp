@@ -82,7 +82,8 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
 /// batch_size), columns by header name. With `iterations_as_work` false (format "itp") the work
 /// is `duration` in reference seconds; true (format "itp-ef") the work is `num_iteration`
 /// iterations, for a per-model throughput table. model_name and batch_size are carried when
-/// present; deadline is checked and noted as not modelled.
+/// present; deadline (absolute seconds, the submission_time base) becomes JobSpec::deadline_s,
+/// an empty cell none; one before the submit time, negative or not finite is an InputError.
 Workload read_itp_trace(const std::string& path, std::string_view text, bool iterations_as_work);
 
 }  // namespace hetsim

@@ -37,6 +37,10 @@ struct JobSpec {
   WorkUnit unit = WorkUnit::ReferenceSeconds;
   int global_batch_size = 0;       ///< 0 = unknown / not used
   double priority_weight = 1.0;
+  /// Absolute simulated time (s, the trace's time base, like `submit`) by which the job should
+  /// finish; none = no deadline. Read from the native `deadline_s` column and ElasticFlow's
+  /// `deadline`; reported per job (met or not) and used by deadline-aware policies (edf, elasticflow).
+  std::optional<double> deadline_s;
   /// Seconds without progress at every start, rescale or migration of this job; < 0 = the run's
   /// --restart-overhead. Sia's per-application costs are set here.
   double restart_overhead_s = -1.0;
