@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Deadlines met on the ElasticFlow traces (docs/EXPERIMENTS.md, "Deadlines: the ElasticFlow
-# traces"): runs the sweep experiments/deadlines/elasticflow-traces.json (8 traces x 5 policies =
-# 40 runs; resumable: finished points are kept) and prints the table of deadlines met.
+# traces"): runs the sweeps experiments/deadlines/elasticflow-traces.json (8 traces x 4 policies)
+# and elasticflow-traces-gavel.json (gavel-maxmin on the 5 traces where it finishes in minutes),
+# resumable (finished points are kept), and prints the table of deadlines met.
 #   usage: bash experiments/deadlines/run.sh      (from anywhere; builds hetsim when missing)
-#   env:   HETSIM=path/to/hetsim  OUT=output folder (default out/deadlines-elasticflow)
+#   env:   HETSIM=path/to/hetsim  OUT=output folder (default out/deadlines-elasticflow; gavel-maxmin's
+#          points go to OUT-gavel)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -16,4 +18,5 @@ fi
 # Exit code 3 (some jobs rejected at admission: elasticflow's admission control, and jobs asking
 # for more GPUs of one type than sia-64 has) is an outcome here, not a failure.
 "$B" sweep "$HERE/elasticflow-traces.json" --out "$OUT" --jobs 2 -q || [ $? -eq 3 ]
-python3 "$HERE/table.py" "$OUT/results.csv"
+"$B" sweep "$HERE/elasticflow-traces-gavel.json" --out "$OUT-gavel" --jobs 2 -q || [ $? -eq 3 ]
+python3 "$HERE/table.py" "$OUT/results.csv" "$OUT-gavel/results.csv"

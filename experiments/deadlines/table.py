@@ -9,16 +9,19 @@ from collections import defaultdict
 POLICIES = ["fifo", "srtf", "gavel-maxmin", "edf", "elasticflow"]
 
 
-def load(path):
-    value = defaultdict(dict)  # (trace, policy) -> metric -> value
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            trace = os.path.splitext(os.path.basename(row["trace"]))[0]
-            value[(trace, row["policy"])][row["metric"]] = row["value"]
+def load(paths):
+    value = defaultdict(dict)  # (trace, policy) -> metric -> value, over every results.csv given
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                trace = os.path.splitext(os.path.basename(row["trace"]))[0]
+                value[(trace, row["policy"])][row["metric"]] = row["value"]
     return value
 
 
 def cell(metrics):
+    if not metrics:
+        return "not run"
     if "deadlines_met_fraction" not in metrics:
         return "failed"
     met = 100.0 * float(metrics["deadlines_met_fraction"])
@@ -26,8 +29,8 @@ def cell(metrics):
     return f"{met:.1f}% ({rejected} rej.)"
 
 
-def main(path):
-    value = load(path)
+def main(paths):
+    value = load(paths)
     traces = sorted({t for t, _ in value}, key=lambda t: (t != "195job", t))
     print("| trace | jobs | " + " | ".join(POLICIES) + " |")
     print("|---|---:|" + "---:|" * len(POLICIES))
@@ -37,4 +40,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "out/deadlines-elasticflow/results.csv")
+    main(sys.argv[1:] or ["out/deadlines-elasticflow/results.csv", "out/deadlines-elasticflow-gavel/results.csv"])
