@@ -10,13 +10,20 @@
 # the targets are seconds, and the heet rows run for tens of minutes today).
 # Needs a Release build (scripts/run-default.sh builds one) and /usr/bin/time (scripts/setup.sh).
 set -euo pipefail
+before=${1:-}
+# BEFORE_BINARY as given from the caller's folder, before the cd below.
+case $before in ""|/*) ;; *) before=$PWD/$before ;; esac
 cd "$(dirname "$0")/.."
 bin=./build/release/hetsim
-before=${1:-}
 data="${HETSIM_SHARED_DATA:-../shared/data}"
 limit_s=${BENCH_TIMEOUT_S:-120}
+[[ $limit_s =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench: BENCH_TIMEOUT_S must be a whole number of seconds, not '$limit_s'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "bench: build first (bash scripts/run-default.sh)" >&2; exit 2; }
-[ -z "$before" ] || [ -x "$before" ] || { echo "bench: $before is not an executable" >&2; exit 2; }
+if [ -n "$before" ]; then
+  [ -f "$before" ] && [ -x "$before" ] || { echo "bench: $before is not an executable file" >&2; exit 2; }
+  version=$("$before" --version 2>&1) && [[ $version == hetsim* ]] ||
+    { echo "bench: $before is not a working hetsim binary ('--version' printed '${version:0:200}')" >&2; exit 2; }
+fi
 table="$data/gavel/simulation_throughputs.json"
 itp="$data/elasticflow-itp/raw-traces/cluster04.csv"
 for f in "$table" "$itp"; do [ -f "$f" ] || { echo "bench: $f not found (set HETSIM_SHARED_DATA)" >&2; exit 2; }; done
@@ -33,7 +40,7 @@ measure() {  # binary, out, run arguments...
   case $rc in
     0) awk '{printf "%.2f %.1f", $1 + $2, $3 / 1024}' "$work/$out.time" ;;
     124) echo "> $limit_s wall" ;;
-    *) echo "failed ($rc)"; sed 's/^/  /' "$work/$out.err" >&2 ;;
+    *) echo "failed ($rc)"; sed 's/^/  /' "$work/$out.err" >&2; echo "$out" >> "$work/failed" ;;
   esac
 }
 
@@ -59,3 +66,7 @@ row "srsf, 10,000 jobs, heet-120" 5 --cluster heet-120 --generate 10000 --throug
 row "heet, ITP cluster04, pollux-64 x4" 5 --cluster pollux-64 --cluster-scale 4 --trace "$itp" --format itp --policy heet
 row "gavel-maxmin, 1,000 jobs, gavel-108" 10 --cluster gavel-108 --generate 1000 --throughputs "$table" \
   --policy gavel-maxmin
+if [ -s "$work/failed" ]; then
+  echo "bench: $(wc -l < "$work/failed") run(s) failed (their errors above): $(tr '\n' ' ' < "$work/failed")" >&2
+  exit 1
+fi

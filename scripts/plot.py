@@ -450,9 +450,10 @@ class Run:
     def _timeline_file(self, suffix):
         """FOLDER/utilization.csv (what compare and sweep write per policy or point), else the file of
         the run's --timeline: the one summary.json names (`timeline`, a path from the folder; written
-        when --timeline and --out were given together), or the folder's only one. A folder with the
-        files of two timelines and no name in summary.json is refused: picking one by name could draw
-        another run's timeline beside this run's jobs."""
+        when --timeline and --out were given together); none when a summary.json that has `settings`
+        names none (a hetsim that writes both would have named it); else (older runs, hand-made
+        folders) the folder's only one. A folder with two such timelines is refused: picking one by
+        name could draw another run's timeline beside this run's jobs."""
         plain = os.path.join(self.folder, suffix.lstrip("."))
         if suffix == ".utilization.csv" and os.path.isfile(plain):
             return plain
@@ -461,6 +462,10 @@ class Run:
             stem = named[:-len(".json")] if named.endswith(".json") else named
             path = os.path.join(self.folder, stem + suffix)
             return path if os.path.isfile(path) else None
+        if "settings" in self.summary:
+            # Written by a hetsim that names its timeline: this run wrote none, so a timeline in
+            # the folder is another run's (hetsim run --out DIR twice, the first with --timeline).
+            return None
         try:
             names = sorted(n for n in os.listdir(self.folder) if not n.startswith(".")
                            and n.endswith(TIMELINE_SUFFIXES) and n not in ("utilization.csv", "allocations.csv"))

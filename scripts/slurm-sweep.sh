@@ -43,8 +43,9 @@ if [ ${#positional[@]} -lt 2 ] || [ ${#positional[@]} -gt 4 ]; then usage; fi
 [ -n "${positional[1]}" ] || die "OUT_DIR is empty: give the folder the shards write into"
 spec=$(absolute "${positional[0]}")
 out=$(absolute "${positional[1]}")
-shards=${positional[2]:-4}
-threads=${positional[3]:-2}
+# Left out, SHARDS and THREADS_PER_SHARD take their defaults; given empty, they are refused below.
+shards=${positional[2]-4}
+threads=${positional[3]-2}
 # Bounds keep bash's arithmetic far from overflow and catch typos; Slurm's own limits
 # (MaxArraySize, a node's CPUs) are checked by sbatch.
 max_shards=100000 max_threads=4096 max_check_timeout_s=86400
@@ -119,9 +120,13 @@ echo "exit: $status"
 exit "$status"
 EOF
   } > "$logs/check.sh"
+  check_status=0
   check_id=$(sbatch --parsable --time=00:05:00 "$@" --job-name=hetsim-check \
-    --ntasks=1 --cpus-per-task=1 --output="$logs/check.log" "$logs/check.sh")
+    --ntasks=1 --cpus-per-task=1 --output="$logs/check.log" "$logs/check.sh") || check_status=$?
   check_id=${check_id%%;*}
+  [ "$check_status" -eq 0 ] && [ -n "$check_id" ] ||
+    die "sbatch refused the compute-node check job (exit $check_status, its message above: the sbatch options" \
+      "after -- apply to every job); nothing was submitted"
   echo "slurm-sweep: checking that $hetsim starts on a compute node (job $check_id, up to ${check_timeout} s)" >&2
   deadline=$((SECONDS + check_timeout))
   state=""
@@ -184,10 +189,13 @@ EOF
 exec "$hetsim" merge "$spec" --out "$out"
 EOF
 } > "$logs/merge.sh"
+array_status=0
 array_id=$(sbatch --parsable "$@" \
   --job-name=hetsim-sweep --array="0-$((shards - 1))" --cpus-per-task="$threads" \
-  --output="$logs/shard-%a.log" "$logs/shard.sh")
+  --output="$logs/shard-%a.log" "$logs/shard.sh") || array_status=$?
 array_id=${array_id%%;*}
+[ "$array_status" -eq 0 ] && [ -n "$array_id" ] ||
+  die "sbatch refused the shard array (exit $array_status, its message above); nothing was submitted"
 merge_status=0
 merge_id=$(sbatch --parsable "$@" \
   --job-name=hetsim-merge --dependency="afterany:$array_id" --cpus-per-task=1 \

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "hetsim/util/temporary_files.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -78,4 +80,27 @@ TEST_CASE("signals: SIGTERM and SIGINT remove the run's temporary files; complet
     CHECK(slurp(out / "t.json") == "{\"traceEvents\": []}\n");
     CHECK(!fs::exists(out / "t.allocations.csv"));  // never completed, so never renamed into place
   }
+}
+
+TEST_CASE("signals: a SIGTERM that comes while a run renames its outputs waits until the last is renamed",
+          "[signals]") {
+  // hetsim run holds a DeferTerminationSignals over its renames: the kill still ends the process,
+  // but after the marker written inside the deferral (standing for the last rename).
+  const TempDir dir("signals-defer");
+  const fs::path marker = dir.path / "renamed-last";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    {
+      const hetsim::DeferTerminationSignals deferred;
+      std::raise(SIGTERM);
+      if (std::FILE* f = std::fopen(marker.c_str(), "w")) std::fclose(f);
+    }
+    ::_exit(0);  // not reached: the deferred SIGTERM ends the process at the deferral's end
+  }
+  REQUIRE(pid > 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(fs::exists(marker));
 }

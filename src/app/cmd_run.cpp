@@ -15,6 +15,7 @@
 #include "hetsim/run.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/output_file.hpp"
+#include "hetsim/util/temporary_files.hpp"
 #include "log.hpp"
 #include "progress.hpp"
 #include "python_host.hpp"
@@ -147,8 +148,12 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
       std::cout.flush();
     }
     if (!opts->out.empty() && !opts->timeline.empty()) out.info.timeline = path_from_folder(opts->timeline, opts->out);
-    if (!opts->out.empty()) write_run_outputs(opts->out, out);
-    if (timeline) timeline->commit();
+    {
+      // A kill between two renames would mix this run's files with an earlier run's.
+      const DeferTerminationSignals whole_outputs;
+      if (!opts->out.empty()) write_run_outputs(opts->out, out);
+      if (timeline) timeline->commit();
+    }
     if (!opts->quiet) {
       if (!opts->out.empty()) fmt::print("outputs: {}/jobs.csv, {}/summary.json\n", opts->out, opts->out);
       if (!opts->timeline.empty())

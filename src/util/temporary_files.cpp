@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace hetsim {
@@ -66,5 +67,16 @@ void remove_temporaries_on_signals() {
     sigaction(signal_number, &action, nullptr);
   }
 }
+
+DeferTerminationSignals::DeferTerminationSignals() {
+  sigset_t termination;
+  sigemptyset(&termination);
+  sigaddset(&termination, SIGTERM);
+  sigaddset(&termination, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &termination, &previous_);
+}
+
+// A signal that came meanwhile is delivered here, before this returns.
+DeferTerminationSignals::~DeferTerminationSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 }  // namespace hetsim

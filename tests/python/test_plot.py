@@ -368,6 +368,14 @@ def test_the_timeline_summary_json_names_is_drawn_beside_another(folders, tmp_pa
     assert os.path.basename(run.allocations_path) == f"{stem}.allocations.csv"
 
 
+def test_a_timeline_another_run_left_in_the_folder_is_not_drawn(folders, tmp_path):
+    """hetsim run --out D --timeline D/a.json, then hetsim run --out D (no timeline): the second
+    summary.json has `settings` and no `timeline`, so a.* belong to the first run."""
+    changes = {"summary.json": edit_json(lambda s: s.update(settings={"policy": "srtf"}))}
+    run = plot.load(str(damaged_copy(folders["fixture"], tmp_path / "run", changes))).runs[0]
+    assert run.utilization_path is None and run.allocations_path is None
+
+
 def test_dollar_signs_print_literally(folders, tmp_path, capsys):
     """Cluster names and policy labels are not matplotlib mathtext: "$" is a character (an unbalanced
     "$\\frac{$" used to stop the drawing with a traceback)."""

@@ -18,6 +18,8 @@ FAKE_SBATCH = """#!/bin/sh
 # Records each call; refuses the merge job when FAKE_SBATCH_FAIL_MERGE is set.
 echo "$*" >> "$FAKE_SBATCH_LOG"
 case "$*" in
+  *hetsim-sweep*) if [ -n "$FAKE_SBATCH_FAIL_ARRAY" ]; then echo "sbatch: error: invalid partition" >&2; exit 1; fi
+                  echo 501 ;;
   *hetsim-merge*) if [ -n "$FAKE_SBATCH_FAIL_MERGE" ]; then echo "sbatch: error: refused by the test" >&2; exit 1; fi
                   echo 502 ;;
   *) echo 501 ;;
@@ -58,6 +60,8 @@ def test_help_prints_usage_and_exits_0(slurm_sweep):
     (["SPEC", "OUT", "99999999999999999999"], {}, "SHARDS must be a whole number from 1 to 100000, not '99999999999999999999'"),
     (["SPEC", "OUT", "100001"], {}, "SHARDS must be a whole number from 1 to 100000"),
     (["SPEC", "OUT", "0"], {}, "SHARDS must be a whole number from 1 to 100000, not '0'"),
+    (["SPEC", "OUT", ""], {}, "SHARDS must be a whole number from 1 to 100000, not ''"),
+    (["SPEC", "OUT", "2", ""], {}, "THREADS_PER_SHARD must be a whole number from 1 to 4096, not ''"),
     (["SPEC", "OUT", "2", "x"], {}, "THREADS_PER_SHARD must be a whole number from 1 to 4096, not 'x'"),
     (["SPEC", "OUT"], {"CHECK_TIMEOUT": "99999999999999999999"},
      "CHECK_TIMEOUT must be a number of seconds from 0 to 86400, not '99999999999999999999'"),
@@ -97,6 +101,14 @@ def test_a_refused_merge_names_the_queued_array_and_the_merge_command(slurm_swee
     assert f"merge {SPEC} --out {out}" in p.stderr
     assert "scancel 501" in p.stderr
     assert len(calls) == 2 and "--array=0-3" in calls[0] and "hetsim-merge" in calls[1]
+
+
+def test_a_refused_array_exits_2_saying_nothing_was_submitted(slurm_sweep, tmp_path):
+    p, calls = slurm_sweep(SPEC, str(tmp_path / "out"), "4", "--", "--partition=nope", FAKE_SBATCH_FAIL_ARRAY="1")
+    assert p.returncode == 2
+    assert "sbatch: error: invalid partition" in p.stderr
+    assert "slurm-sweep: sbatch refused the shard array (exit 1, its message above); nothing was submitted" in p.stderr
+    assert len(calls) == 1 and "--partition=nope" in calls[0]
 
 
 def test_a_good_submission_queues_the_array_then_the_merge(slurm_sweep, tmp_path):
