@@ -310,3 +310,30 @@ TEST_CASE("cli: a --timeline that cannot be written is named as given, not by it
   CHECK_THAT(r.output, !Contains(".tmp-"));
   CHECK(fs::is_empty(dir.path));
 }
+
+TEST_CASE("cli: an output on a file the run reads (trace, cluster, throughputs) is refused, the input untouched",
+          "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-on-inputs");
+  const std::string src = std::string(HETSIM_SOURCE_DIR) + "/traces/";
+  const std::string trace = dir.write("in/jobs.csv", hetsim::test::slurp(src + "native.csv"));
+  const std::string cluster = dir.write("in/cluster.json", hetsim::test::slurp(src + "cluster-2rack.json"));
+  const std::string table = dir.write("in/table.json", hetsim::test::slurp(src + "gavel-throughputs.json"));
+  const auto refused = [&](const std::string& args, const std::string& option, const std::string& file,
+                           const std::string& input_option, const std::string& input) {
+    INFO(args);
+    const std::string before = hetsim::test::slurp(input);
+    const auto r = run_cli("run -q " + args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("hetsim: error: " + file + ": field '" + option + "': " + option +
+                                  " would overwrite the file " + input_option + " reads (" + input + "); give " +
+                                  option + " another path"));
+    CHECK(hetsim::test::slurp(input) == before);
+  };
+  const std::string in = dir.str() + "/in";
+  refused("--cluster " + cluster + " --trace " + trace + " --timeline " + trace, "--timeline", trace, "--trace", trace);
+  refused("--cluster " + cluster + " --trace " + trace + " --timeline " + in + "/./cluster.json", "--timeline",
+          in + "/./cluster.json", "--cluster", cluster);
+  refused("--cluster " + cluster + " --trace " + trace + " --out " + in, "--out", in + "/jobs.csv", "--trace", trace);
+  refused("--generate 5 --throughputs " + table + " --out " + dir.str() + "/o --timeline " + table, "--timeline", table,
+          "--throughputs", table);
+}

@@ -67,22 +67,45 @@ std::vector<PlannedOutput> planned_outputs(const RunCommandOptions& o) {
   return files;
 }
 
-// Two outputs on one path would overwrite each other after the run (the last rename wins), so
-// they are refused before it. Paths are compared as the file system resolves them: `OUT/./x`,
-// `OUT/x` and its absolute path name one file.
-void check_outputs_distinct(const std::vector<PlannedOutput>& files) {
+// The files this run reads that an output could be mistaken for: trace, workload, throughput
+// table, cluster JSON, Python policy files (folders such as --profiles cannot be an output file).
+std::vector<PlannedOutput> input_files(const RunCommandOptions& o) {
+  const RunSpec& spec = o.run.spec;
+  std::vector<PlannedOutput> files;
+  for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", spec.trace},
+                                     {"--workload", spec.workload}, {"--throughputs", spec.throughputs}})
+    if (!path.empty()) files.push_back({option, path});
+  // A preset is a name; a cluster file (or the node list after "alibaba-openb:") is a path.
+  const std::string cluster = spec.cluster.substr(spec.cluster.find(':') + 1);
+  if (std::filesystem::is_regular_file(cluster)) files.push_back({"--cluster", cluster});
+  for (const std::string& f : o.run.policy_files) files.push_back({"--policy-file", f.substr(0, f.rfind(':'))});
+  return files;
+}
+
+// A path as the file system resolves it: `OUT/./x`, `OUT/x` and its absolute path are one file.
+std::filesystem::path resolved_path(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+  return ec ? std::filesystem::absolute(path).lexically_normal() : p;
+}
+
+// Two outputs on one path would overwrite each other after the run (the last rename wins), and an
+// output on an input file would replace the user's data; both are refused before the run.
+void check_outputs_distinct(const std::vector<PlannedOutput>& files, const std::vector<PlannedOutput>& inputs) {
   std::vector<std::filesystem::path> resolved;
-  for (const PlannedOutput& f : files) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path), ec);
-    resolved.push_back(ec ? std::filesystem::absolute(f.path).lexically_normal() : p);
-  }
-  for (std::size_t i = 0; i < files.size(); ++i)
+  for (const PlannedOutput& f : files) resolved.push_back(resolved_path(f.path));
+  for (std::size_t i = 0; i < files.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j)
       if (resolved[i] == resolved[j])
         throw InputError(files[i].path, 0, files[i].option,
                          fmt::format("{} would write the same file as {} ({}); give {} another path", files[i].option,
                                      files[j].option, files[j].path, files[i].option));
+    for (const PlannedOutput& in : inputs)
+      if (resolved[i] == resolved_path(in.path))
+        throw InputError(files[i].path, 0, files[i].option,
+                         fmt::format("{} would overwrite the file {} reads ({}); give {} another path", files[i].option,
+                                     in.option, in.path, files[i].option));
+  }
 }
 
 // The three files of --timeline, open (as hidden temporaries) from before the run to its end.
@@ -125,7 +148,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     const PolicyHost host(registry, opts->run.policy_files);
     if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
     // Where the results go is checked before they are computed.
-    check_outputs_distinct(planned_outputs(*opts));
+    check_outputs_distinct(planned_outputs(*opts), input_files(*opts));
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
     std::optional<TimelineFiles> timeline;
     std::vector<JobEventSink*> sinks;
