@@ -337,3 +337,30 @@ TEST_CASE("cli: an output on a file the run reads (trace, cluster, throughputs) 
   refused("--generate 5 --throughputs " + table + " --out " + dir.str() + "/o --timeline " + table, "--timeline", table,
           "--throughputs", table);
 }
+
+TEST_CASE("cli: --timeline on a FIFO nobody reads exits 2 at once; with a reader the FIFO gets the whole timeline",
+          "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-fifo");
+  const fs::path fifo = dir.path / "t.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Before, opening the FIFO for writing waited for a reader for ever.
+  auto r = run_cli("run -q --timeline " + fifo.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(fifo.string() + ": field '--timeline': cannot write file: no process reads this FIFO"));
+  // A reader that is there first: a blocking open for reading returns once hetsim opens its end.
+  std::string read_back;
+  std::thread reader([&] {
+    const int fd = ::open(fifo.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) read_back.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader is blocked in open()
+  r = run_cli("run -q --timeline " + fifo.string());
+  reader.join();
+  CHECK(r.exit_code == 0);
+  CHECK(read_back.rfind("{\"displayTimeUnit\"", 0) == 0);
+  CHECK(read_back.size() > 1000);
+  CHECK(read_back.back() == '\n');
+}

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <fstream>
 #include <thread>
 #include <unistd.h>
@@ -92,8 +93,20 @@ StreamedOutputFile::StreamedOutputFile(std::filesystem::path file, std::string f
   // removed when we still can).
   written_ = in_place_ ? file_ : temporary_sibling(target_);
   if (!in_place_) temporary_slot_ = register_temporary(written_);  // before it exists: a kill never misses it
+  // Opening a FIFO for writing waits for a reader, for ever if none comes: ask without waiting
+  // first, and hold that end open until the stream has its own (a reader sees no early EOF).
+  int fifo_probe = -1;
+  if (in_place_ && fs::is_fifo(st)) {
+    fifo_probe = ::open(file_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fifo_probe < 0 && errno == ENXIO)
+      throw InputError(file_.string(), 0, field_, "cannot write file: no process reads this FIFO");
+    if (fifo_probe < 0) fail(file_, field_, errno);
+  }
   errno = 0;
-  if (!buf_->open(written_, std::ios::binary | std::ios::out | std::ios::trunc)) fail(file_, field_, errno);
+  const bool opened = buf_->open(written_, std::ios::binary | std::ios::out | std::ios::trunc) != nullptr;
+  const int open_errno = errno;
+  if (fifo_probe >= 0) ::close(fifo_probe);
+  if (!opened) fail(file_, field_, open_errno);
 }
 
 StreamedOutputFile::~StreamedOutputFile() {
