@@ -247,6 +247,12 @@ TEST_CASE("cli: predict-check takes '' as its help says: that data set is skippe
   r = run_cli("predict-check --heet '' --gavel '' --sia ''");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("hetsim: error: field '--heet/--gavel/--sia': no profile data set found"));
+  CHECK_THAT(r.output, !Catch::Contains("CF med"));  // no table header before the error
+  // A path given that does not exist (a typo) is an error, not a data set quietly left out.
+  r = run_cli("predict-check --heet /no/such/profiles.json --sia '' --trials 1 --fractions 0.5 --log-level error");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("hetsim: error: /no/such/profiles.json: field '--heet': not found (give '' to "
+                                       "skip this data set)"));
 }
 
 TEST_CASE("cli: LP policies on worker threads exit cleanly (GLPK's per-thread environment is freed)") {

@@ -38,10 +38,12 @@ Action add_predict_check_command(CLI::App& app) {
       "Hide part of each measured profile (Heet prototype, Gavel, Sia), predict it with the 3-D collaborative "
       "filtering and two baselines, print median and p90 absolute percentage error");
   // '' skips a data set, so one can be checked alone (`--gavel '' --sia ''`).
-  allow_empty_value(cmd->add_option("--heet", o->heet, "Heet prototype profiles.json ('' to skip)")->capture_default_str());
-  allow_empty_value(cmd->add_option("--gavel", o->gavel, "Gavel throughput JSON ('' to skip)")->capture_default_str());
-  allow_empty_value(cmd->add_option("--sia", o->sia, "Sia traces directory (one folder per application; '' to skip)")
-                        ->capture_default_str());
+  // A path given that does not exist is an error; a default one (the shared data is absent) is skipped.
+  CLI::Option* heet_option = cmd->add_option("--heet", o->heet, "Heet prototype profiles.json ('' to skip)");
+  CLI::Option* gavel_option = cmd->add_option("--gavel", o->gavel, "Gavel throughput JSON ('' to skip)");
+  CLI::Option* sia_option =
+      cmd->add_option("--sia", o->sia, "Sia traces directory (one folder per application; '' to skip)");
+  for (CLI::Option* option : {heet_option, gavel_option, sia_option}) allow_empty_value(option->capture_default_str());
   cmd->add_option("--fractions", o->fractions, "Profiled fractions to test, each in (0, 1)")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Random hidings per fraction")->capture_default_str();
   cmd->add_option("--rank", o->completion.rank, "CP rank (upper bound when the model is selected by CV)")->capture_default_str();
@@ -66,7 +68,7 @@ Action add_predict_check_command(CLI::App& app) {
       ->capture_default_str()
       ->check(seed_validator());
 
-  return [o]() -> int {
+  return [o, heet_option, gavel_option, sia_option]() -> int {
     if (o->trials < 1) throw InputError("", 0, "--trials", "must be at least 1");
     if (o->completion.rank < 0) throw InputError("", 0, "--rank", "must not be negative");
     if (o->completion.pair_rank < 0) throw InputError("", 0, "--pair-rank", "must not be negative");
@@ -90,20 +92,28 @@ Action add_predict_check_command(CLI::App& app) {
     struct Set {
       const char* name;
       std::string path;
+      const CLI::Option* option;
     };
-    const Set sets[] = {{"heet-prototype", o->heet}, {"gavel", o->gavel}, {"sia", o->sia}};
+    const Set sets[] = {{"heet-prototype", o->heet, heet_option}, {"gavel", o->gavel, gavel_option},
+                        {"sia", o->sia, sia_option}};
+    const Logger log(o->log_level);
+    std::vector<const Set*> present;
+    for (const Set& s : sets) {
+      if (s.path.empty()) continue;
+      if (std::filesystem::exists(s.path)) {
+        present.push_back(&s);
+      } else if (s.option->count() > 0) {
+        throw InputError(s.path, 0, s.option->get_name(), "not found (give '' to skip this data set)");
+      } else {
+        log.warning(fmt::format("{} skipped: the default {} is not there (no shared data?)", s.name, s.path));
+      }
+    }
+    if (present.empty()) throw InputError("", 0, "--heet/--gavel/--sia", "no profile data set found");
     fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>4} {:>4}\n", "data set",
                "prof.%", "known", "hidden", "CF med", "CF p90", "lin med", "lin p90", "2D med", "2D p90", "terms",
                "rank", "pair");
-    const Logger log(o->log_level);
-    int datasets = 0;
-    for (const Set& s : sets) {
-      if (s.path.empty()) continue;
-      if (!std::filesystem::exists(s.path)) {
-        log.warning(fmt::format("{} skipped: {} not found", s.name, s.path));
-        continue;
-      }
-      ++datasets;
+    for (const Set* set : present) {
+      const Set& s = *set;
       const ProfileTensor truth = load_profile_tensor(s.path);
       for (double f : o->fractions) {
         const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling, protocol);
@@ -118,7 +128,6 @@ Action add_predict_check_command(CLI::App& app) {
                  "", truth.dim_jobs(), truth.dim_gpus(), truth.dim_configs(), truth.measured_count(), truth.unit,
                  truth.cannot_run.size());
     }
-    if (datasets == 0) throw InputError("", 0, "--heet/--gavel/--sia", "no profile data set found");
     return kOk;
   };
 }
