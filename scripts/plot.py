@@ -3,7 +3,8 @@
 
     python3 scripts/plot.py out/gavel108-load                  # figures in out/gavel108-load/figures/
     python3 scripts/plot.py out/cmp -o figs --baseline srtf     # a `hetsim compare --out` folder
-    python3 scripts/plot.py out/gavel --where seed=1            # a `hetsim run --out` folder
+    python3 scripts/plot.py out/gavel108-load --where seed=1    # only the sweep's points with seed 1
+    python3 scripts/plot.py out/gavel                           # a `hetsim run --out` folder
 
 The kind of folder is detected: points.csv + results.csv (sweep), compare.csv (compare), or
 summary.json + jobs.csv (run). Each figure is written as NAME.pdf and NAME.png (200 dpi):

@@ -137,8 +137,8 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
   cmd->add_option("--out", opts->out, "Write DIR/jobs.csv and DIR/summary.json");
   cmd->add_option("--timeline", opts->timeline,
                   "Write the run as Chrome trace-event JSON to FILE (open it in ui.perfetto.dev), its allocations "
-                  "to FILE's stem + .allocations.csv and busy GPUs and queued jobs over time to FILE's stem + "
-                  ".utilization.csv, streamed while the run goes (hetsim report draws them)");
+                  "to FILE.allocations.csv and busy GPUs and queued jobs over time to FILE.utilization.csv (FILE "
+                  "without a .json ending: t.json -> t.allocations.csv), streamed while the run goes (hetsim report draws them)");
   add_quiet_flag(cmd, opts->quiet);
   add_log_level_option(cmd, opts->log_level);
   add_progress_period_option(cmd, opts->progress_period_s);
