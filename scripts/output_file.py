@@ -56,12 +56,14 @@ def _write_replacing(path, target, data):
         with open(tmp, "xb") as f:
             f.write(data)
         os.replace(tmp, target)
-    except OSError as e:
+    except BaseException as e:   # an OSError, or Ctrl-C mid-write: no temporary is left behind
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise OutputFileError(path, f"cannot write file: {_reason(e)}") from None
+        if isinstance(e, OSError):
+            raise OutputFileError(path, f"cannot write file: {_reason(e)}") from None
+        raise
 
 
 def write_output(path, data):

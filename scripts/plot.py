@@ -1325,6 +1325,9 @@ def main(argv=None):
     ap.add_argument("--errors", choices=sorted(ERROR_KINDS), default="ci95",
                     help="error bars over seeds: ci95 (95%% CI of the mean, Student t; default) or std")
     args = ap.parse_args(argv)
+    if args.out == "":
+        print("plot: -o: an empty path (leave -o out for DIR/figures)", file=sys.stderr)
+        return 2
     try:
         out = load(args.dir)
         opts = Options(args.baseline, args.x, parse_where(args.where), args.errors)
@@ -1341,6 +1344,8 @@ def main(argv=None):
                 plt.close(f.fig)
     except (FolderError, OutputFileError) as e:
         fail("plot", e)
+    except KeyboardInterrupt:   # Ctrl-C: the figures written so far are whole (each renamed when done)
+        return 130
     except Exception as e:   # noqa: BLE001  a library failing on input no check above foresaw: still bad input
         fail("plot", unforeseen(args.dir, e))
     return print_paths(written)

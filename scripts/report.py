@@ -815,19 +815,34 @@ def main(argv=None):
     ap.add_argument("--errors", choices=sorted(plot.ERROR_KINDS), default="ci95",
                     help="error bars and \u00b1 over seeds: ci95 (default) or std")
     args = ap.parse_args(argv)
+    if args.out == "":
+        print("report: -o: an empty path (leave -o out for DIR/report.html)", file=sys.stderr)
+        return 2
+    target = args.out or os.path.join(args.dir, "report.html")
     try:
+        refuse_data_file(target, args.dir)
         out = plot.load(args.dir)
         opts = plot.Options(baseline=args.baseline, errors=args.errors)
         page = render(out, opts)
-        target = args.out or os.path.join(args.dir, "report.html")
         write_output(target, page)
     except (FolderError, OutputFileError) as e:
         print(f"report: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:   # Ctrl-C: nothing was renamed (write_output removes its temporary)
+        return 130
     except Exception as e:   # noqa: BLE001  a library failing on input no check foresaw: still bad input
         print(f"report: {plot.unforeseen(args.dir, e)}", file=sys.stderr)
         return 2
     return plot.print_paths([target])
+
+
+def refuse_data_file(target, folder):
+    """-o on one of the folder's own data files (jobs.csv, summary.json, ...) would replace the run's
+    results with the page: an existing file under DIR is refused unless it is a page (.html)."""
+    real, root = os.path.realpath(target), os.path.realpath(folder)
+    if os.path.isfile(real) and not real.endswith((".html", ".htm")) and \
+            os.path.commonpath([real, root]) == root:
+        raise OutputFileError(target, f"is a data file of {folder}: the page would replace it; give -o another path")
 
 
 if __name__ == "__main__":

@@ -316,3 +316,18 @@ def test_a_closed_stdout_is_no_traceback(folders, tmp_path, script):
         os.close(write_end)
     assert (r.returncode, r.stderr) == (0, "")
     assert (tmp_path / "out").exists()
+
+
+def test_o_on_the_folders_own_data_or_empty_is_refused(folders, tmp_path, capsys):
+    """report -o DIR/jobs.csv replaced the run's results with the page (exit 0); -o '' wrote DIR/report.html."""
+    run = damaged_copy(folders["fixture"], tmp_path / "run", {})
+    jobs = (run / "jobs.csv").read_bytes()
+    for name in ("jobs.csv", "summary.json"):
+        assert report.main([str(run), "-o", str(run / name)]) == 2
+        assert f"report: {run / name}: is a data file of {run}: the page would replace it" in capsys.readouterr().err
+    assert (run / "jobs.csv").read_bytes() == jobs
+    assert report.main([str(run), "-o", ""]) == 2
+    assert "report: -o: an empty path" in capsys.readouterr().err
+    assert not (run / "report.html").exists()
+    assert report.main([str(run), "-o", str(run / "page.html")]) == 0   # a page beside the data is fine
+
