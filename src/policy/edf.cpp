@@ -13,6 +13,7 @@
 #include <set>
 #include <tuple>
 
+#include "fastest_type.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "usable_pool.hpp"
 
@@ -77,15 +78,7 @@ class EdfPolicy final : public SchedulingPolicy {
     if (job.status == JobStatus::Running && pool[static_cast<std::size_t>(job.gpu_type)] >= n) {
       pick = job.gpu_type;
     } else {
-      double best = 0.0;
-      for (std::size_t t = 0; t < pool.size(); ++t) {
-        if (pool[t] < n) continue;
-        const double rate = ctx.rate_on_type(*job.spec, static_cast<GpuTypeId>(t), n);
-        if (rate > best) {
-          best = rate;
-          pick = static_cast<GpuTypeId>(t);
-        }
-      }
+      pick = policy_detail::fastest_type_with_room(ctx, *job.spec, pool);
     }
     if (pick < 0) {
       if (job.status == JobStatus::Running) d.preempt.push_back(j);

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "fastest_type.hpp"
 #include "hetsim/policy/builtin.hpp"
 
 namespace hetsim {
@@ -48,7 +49,7 @@ class LasPolicy final : public SchedulingPolicy {
         kept[static_cast<std::size_t>(j)] = 1;
         continue;
       }
-      const GpuTypeId pick = fastest_with_room(ctx, *job.spec, left);
+      const GpuTypeId pick = policy_detail::fastest_type_with_room(ctx, *job.spec, left);
       if (pick < 0) continue;
       left[static_cast<std::size_t>(pick)] -= demand;
       left_total -= demand;
@@ -62,21 +63,6 @@ class LasPolicy final : public SchedulingPolicy {
 
  private:
   std::vector<std::pair<double, JobIndex>> order_;  // reused between passes
-
-  // The type with at least `demand` unpromised GPUs and the highest positive rate; -1 if none.
-  static GpuTypeId fastest_with_room(const PolicyView& ctx, const JobSpec& spec, const std::vector<int>& left) {
-    GpuTypeId pick = -1;
-    double best = 0.0;
-    for (std::size_t t = 0; t < left.size(); ++t) {
-      if (left[t] < spec.requested_gpus) continue;
-      const double rate = ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
-      if (rate > best) {
-        best = rate;
-        pick = static_cast<GpuTypeId>(t);
-      }
-    }
-    return pick;
-  }
 };
 
 }  // namespace
