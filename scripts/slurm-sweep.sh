@@ -22,12 +22,9 @@ set -euo pipefail
 
 # usage [STATUS]: the header comment above; to stdout for -h/--help (exit 0), else to stderr.
 usage() {
-  local status=${1:-2}
-  if [ "$status" -eq 0 ]; then
-    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
-  else
-    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
-  fi
+  local status=${1:-2} fd=2
+  [ "$status" -ne 0 ] || fd=1
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&"$fd"
   exit "$status"
 }
 die() { echo "slurm-sweep: $*" >&2; exit 2; }

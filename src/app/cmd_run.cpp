@@ -34,14 +34,6 @@ struct RunCommandOptions {
   double progress_period_s = -1;  // < 0: the defaults (1 s before the first line, then every 5 s)
 };
 
-// FILE as a path from FOLDER (both made absolute first), so summary.json names the timeline
-// without the machine's folders: "t.json" beside jobs.csv, "../t.json" one folder up.
-std::string path_from_folder(const std::string& file, const std::string& folder) {
-  namespace fs = std::filesystem;
-  const fs::path from = fs::weakly_canonical(fs::absolute(folder));
-  return fs::weakly_canonical(fs::absolute(file)).lexically_relative(from).generic_string();
-}
-
 // FILE.json -> FILE.<what>.csv (FILE -> FILE.<what>.csv without an extension).
 std::string sibling_csv(const std::string& timeline, const char* what) {
   std::filesystem::path p(timeline);
@@ -89,22 +81,29 @@ std::filesystem::path resolved_path(const std::string& path) {
   return ec ? std::filesystem::absolute(path).lexically_normal() : p;
 }
 
+// FILE as a path from FOLDER, both resolved as above, so summary.json names the timeline without
+// the machine's folders: "t.json" beside jobs.csv, "../t.json" one folder up.
+std::string path_from_folder(const std::string& file, const std::string& folder) {
+  return resolved_path(file).lexically_relative(resolved_path(folder)).generic_string();
+}
+
 // Two outputs on one path would overwrite each other after the run (the last rename wins), and an
 // output on an input file would replace the user's data; both are refused before the run.
 void check_outputs_distinct(const std::vector<PlannedOutput>& files, const std::vector<PlannedOutput>& inputs) {
-  std::vector<std::filesystem::path> resolved;
+  std::vector<std::filesystem::path> resolved, resolved_inputs;
   for (const PlannedOutput& f : files) resolved.push_back(resolved_path(f.path));
+  for (const PlannedOutput& in : inputs) resolved_inputs.push_back(resolved_path(in.path));
   for (std::size_t i = 0; i < files.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j)
       if (resolved[i] == resolved[j])
         throw InputError(files[i].path, 0, files[i].option,
                          fmt::format("{} would write the same file as {} ({}); give {} another path", files[i].option,
                                      files[j].option, files[j].path, files[i].option));
-    for (const PlannedOutput& in : inputs)
-      if (resolved[i] == resolved_path(in.path))
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (resolved[i] == resolved_inputs[k])
         throw InputError(files[i].path, 0, files[i].option,
                          fmt::format("{} would overwrite the file {} reads ({}); give {} another path", files[i].option,
-                                     in.option, in.path, files[i].option));
+                                     inputs[k].option, inputs[k].path, files[i].option));
   }
 }
 
