@@ -59,7 +59,7 @@ TEST_CASE("registry: entries keep registration order and a duplicate name throws
 }
 
 TEST_CASE("registry: the name helpers read the default registries", "[registry]") {
-  CHECK(placement_names() == std::vector<std::string>{"consolidate", "spread", "topology-aware", "network-aware", "random"});
+  CHECK(placement_names() == std::vector<std::string>{"consolidate", "spread", "topology-aware", "network-aware", "yarn", "random"});
   CHECK(throughput_model_names() ==
         std::vector<std::string>{"auto", "gavel-table", "heet-profile", "elasticflow-table", "duration", "analytic"});
   const FormatRegistry formats = make_default_format_registry();

@@ -75,6 +75,9 @@ PolicyRegistry make_default_registry() {
   register_gavel_makespan(registry);
   register_sia(registry);
   register_tiresias(registry);
+  register_tiresias_fifo(registry);
+  register_tiresias_shortest(registry);
+  register_tiresias_dlas_gpu(registry);
   register_las(registry);
   register_optimus(registry);
   register_pollux(registry);

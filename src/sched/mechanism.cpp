@@ -56,6 +56,10 @@ void Mechanism::handle(const Event& event) {
     case EventClass::Arrival: on_arrival(event.target); break;
     case EventClass::RoundTick: on_round_tick(); break;
     case EventClass::SchedulePass:
+      if (event.tag != 0) {  // a pass the policy asked for: skipped if stale or if one is due now anyway
+        if (event.tag == wake_generation_ && !pass_requested_) run_policy();
+        break;
+      }
       pass_requested_ = false;
       run_policy();
       break;
@@ -159,6 +163,9 @@ void Mechanism::run_policy() {
   apply(decision);
   share_network();
   table_.end_pass(sim_.now());
+  ++wake_generation_;
+  if (std::optional<SimTime> at = policy_.next_pass_at(); at && *at >= sim_.now() && at->seconds() <= kMaxSimSeconds)
+    sim_.schedule(*at, EventClass::SchedulePass, -1, wake_generation_);
 }
 
 PolicyView Mechanism::view() const {

@@ -19,6 +19,10 @@ PlacementRegistry make_default_placement_registry() {
          "under --network shared, the candidate with the least slowdown to itself and to the jobs it shares links with",
          "hetsim; contention-aware placement as argued by CASSINI (NSDI'24) and Crux (SIGCOMM'24)", {},
          [](std::uint64_t) { return std::make_unique<NetworkAwarePlacement>(); }});
+  r.add({"yarn",
+         "a job of up to one node's GPUs on the first node with room; larger: whole idle nodes, then the rest on one node",
+         "Tiresias' simulator, scheme 'yarn' (Gu et al., NSDI'19; SymbioticLab/Tiresias simulator/switch.py)", {},
+         [](std::uint64_t) { return std::make_unique<YarnPlacement>(); }});
   r.add({"random", "uniformly random free GPUs of the type, seeded by --seed and the job id", "baseline", {},
          [](std::uint64_t seed) { return std::make_unique<RandomPlacement>(seed); }});
   return r;

@@ -23,6 +23,12 @@ void register_gavel_makespan(PolicyRegistry& registry);
 void register_sia(PolicyRegistry& registry);
 /// tiresias: discretized 2D-LAS as in the Pollux simulator (src/policy/tiresias.cpp).
 void register_tiresias(PolicyRegistry& registry);
+/// tiresias-fifo: Tiresias' own simulator's fifo with yarn placement (src/policy/tiresias_fifo.cpp).
+void register_tiresias_fifo(PolicyRegistry& registry);
+/// tiresias-shortest: Tiresias' own simulator's shortest (src/policy/tiresias_shortest.cpp).
+void register_tiresias_shortest(PolicyRegistry& registry);
+/// tiresias-dlas-gpu: Tiresias' own simulator's dlas-gpu (src/policy/tiresias_dlas_gpu.cpp).
+void register_tiresias_dlas_gpu(PolicyRegistry& registry);
 /// las: preemptive least attained service (src/policy/las.cpp).
 void register_las(PolicyRegistry& registry);
 /// optimus: greedy marginal-gain allocation, Optimus+Oracle (src/policy/optimus.cpp).

@@ -122,6 +122,10 @@ class SchedulingPolicy {
   /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
   /// prototype: 120 s); nullopt = event-driven.
   virtual std::optional<double> round_s() const { return std::nullopt; }
+  /// Time of a further pass the policy wants although nothing arrives or completes then (the
+  /// queue-threshold crossings of the Tiresias simulator's dlas schedulers), asked after each pass;
+  /// nullopt = none. A later pass cancels the request; the policy asks again from there.
+  virtual std::optional<SimTime> next_pass_at() const { return std::nullopt; }
 };
 
 }  // namespace hetsim

@@ -107,6 +107,9 @@ class Mechanism final : public EventHandler {
   // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
   std::vector<char> allocated_in_pass_;
   bool pass_requested_ = false;
+  // Generation of the pass the policy asked for with next_pass_at() (SchedulePass events carry it
+  // as their tag; 0 = an ordinary pass). Every pass bumps it, so an older request is dropped.
+  std::uint64_t wake_generation_ = 0;
   bool tick_scheduled_ = false;
   bool tick_beyond_horizon_ = false;  // a round was due after kMaxSimSeconds (so never came)
   std::size_t arrived_ = 0;  ///< arrivals handled so far (all of them: no arrival is left to come)

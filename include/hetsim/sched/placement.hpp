@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsim/cluster/cluster_state.hpp"
@@ -80,6 +81,25 @@ class NetworkAwarePlacement final : public PlacementPolicy {
   std::vector<GpuId> place_on_network(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
                                       const ThroughputModel& model, const NetworkView& network) const override;
 };
+
+/// Tiresias' `yarn` scheme (Gu et al., NSDI'19; SymbioticLab/Tiresias simulator/switch.py,
+/// ms_yarn_alloc_res): a job of at most one node's GPUs goes on the first node, in node order, with
+/// enough free GPUs; a larger one takes the first count / G wholly idle nodes (G = GPUs per node)
+/// and its remaining count % G GPUs on the first other node with that many free. When that finds
+/// nothing although enough GPUs are free (the placement contract must answer then), the GPUs are
+/// taken in node order; yarn_fit() is the strict rule, for policies that block on it.
+class YarnPlacement final : public PlacementPolicy {
+ public:
+  std::string name() const override { return "yarn"; }
+  std::vector<GpuId> place(const ClusterState& state, const JobSpec& job, GpuTypeId type, int count,
+                           const ThroughputModel& model) const override;
+};
+
+/// The yarn rule on plain counts: `free[i]` and `capacity[i]` are node i's free and total GPUs
+/// (one GPU type, nodes in order). Returns (node position, GPUs taken) pairs, empty when the rule
+/// finds no room. G is the largest capacity.
+std::vector<std::pair<std::size_t, int>> yarn_fit(const std::vector<int>& free, const std::vector<int>& capacity,
+                                                  int count);
 
 /// Uniformly random free GPUs of the type. Seeded by the run seed and the job id (FNV-1a), so a
 /// run is reproducible and the policy keeps no state.
