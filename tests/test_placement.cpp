@@ -182,3 +182,21 @@ TEST_CASE("placement changes JCT through the analytic model", "[placement][analy
   CHECK(record(packed, "j").jct_s() == Approx(5.5));
   CHECK(record(spread, "j").jct_s() == Approx(9.0));
 }
+
+TEST_CASE("yarn placement: first node with room; larger jobs on idle nodes; node order when the rule finds nothing",
+          "[placement][tiresias-sim]") {
+  // toy(): a (GPUs 0-3), b (4-7), c (8-11), d (12-13); G = 4.
+  const Cluster c = toy();
+  ClusterState s(c);
+  auto model = analytic(c);
+  const YarnPlacement p;
+  s.assign(99, std::vector<GpuId>{0, 1, 4});  // a: 2 free, b: 3, c: 4, d: 2
+  CHECK(place(p, s, 2, *model) == range(2, 3));  // a, the first node with 2 free (not d, also 2)
+  CHECK(place(p, s, 3, *model) == range(5, 7));  // b
+  CHECK(place(p, s, 4, *model) == range(8, 11));  // c, the only idle node
+  // 6 = one idle node (c) + 2 on the first other node with 2 free (a).
+  CHECK(place(p, s, 6, *model) == std::vector<GpuId>{2, 3, 8, 9, 10, 11});
+  // 8 needs two idle nodes; only c is: the rule finds nothing, so the GPUs go in node order.
+  CHECK(place(p, s, 8, *model) == std::vector<GpuId>{2, 3, 5, 6, 7, 8, 9, 10});
+  CHECK(place(p, s, 12, *model).empty());  // 11 free
+}

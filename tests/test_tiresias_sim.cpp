@@ -7,6 +7,7 @@
 
 #include "hetsim/sched/placement.hpp"
 #include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
 #include "test_support.hpp"
 
@@ -101,4 +102,15 @@ TEST_CASE("tiresias-*: the first 3,000 Philly jobs on 32 x 8 GPUs (experiments/t
   CHECK(mean_jct_s("tiresias-fifo") == Approx(934567.539).epsilon(1e-9));
   CHECK(mean_jct_s("tiresias-shortest") == Approx(60098.728666666667).epsilon(1e-9));
   CHECK(mean_jct_s("tiresias-dlas-gpu") == Approx(57358.423).epsilon(1e-9));
+}
+
+TEST_CASE("tiresias-dlas-gpu: bad parameters are input errors naming the parameter", "[tiresias-sim]") {
+  const PolicyRegistry registry = make_default_registry();
+  for (const char* limits : {"100,50", "", "100,", "0", "12.5", "abc"}) {
+    INFO(limits);
+    CHECK_THROWS_AS(registry.make("tiresias-dlas-gpu", {{"queue_limits_gpu_s", limits}}, 0), InputError);
+  }
+  CHECK_THROWS_WITH(registry.make("tiresias-dlas-gpu", {{"jump_rounding", "round"}}, 0),
+                    Catch::Matchers::Contains("jump_rounding"));
+  CHECK(registry.make("tiresias-dlas-gpu", {{"queue_limits_gpu_s", "10,20,30"}}, 0)->name() == "tiresias-dlas-gpu");
 }

@@ -50,7 +50,10 @@ class TiresiasDlasGpuPolicy final : public SchedulingPolicy {
         order_.push_back(j);
         queues_[0].push_back(j);
       }
-    for (JobIndex j : order_) account(j, now_s);
+    for (JobIndex j : order_) {
+      book_[j].running = ctx.running().count(j) > 0;  // the mechanism's word (the same unless it refused a start)
+      account(j, now_s);
+    }
     Decision d = walk_queues(ctx);
     for (auto& q : queues_)
       std::stable_partition(q.begin(), q.end(), [&](JobIndex j) { return book_[j].running; });

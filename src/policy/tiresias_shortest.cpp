@@ -37,6 +37,7 @@ class TiresiasShortestPolicy final : public SchedulingPolicy {
       }
     for (JobIndex j : list_) {
       Book& b = book_[j];
+      b.running = ctx.running().count(j) > 0;  // the mechanism's word (the same unless it refused a start)
       if (b.running) b.remaining_s -= now_s - b.last_check_s;
       b.last_check_s = now_s;
     }
