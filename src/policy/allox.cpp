@@ -22,10 +22,12 @@
 // Columns are laid out as Gavel lays them (position-major; within a position the GPUs by type
 // name, then index), and the matching is solved on GPU-type classes of identical columns
 // (min_weight_full_matching_by_class), which gives the dense matching's answer.
-// Differences from Gavel: ties between equal-cost matchings (e.g. two jobs of the same type and
-// remaining steps) are broken by hetsim's Hungarian, not scipy's linear_sum_assignment, so which
-// of the tied jobs gets the GPU can differ. Gavel asserts on jobs using more than one GPU; hetsim
-// stops with an input error naming the job's trace line.
+// Differences from Gavel: ties between equal-cost matchings are broken by hetsim's Hungarian, not
+// scipy's linear_sum_assignment. The common one: when some GPUs of a type get two jobs, which of
+// the type's position-1 jobs waits behind a position-2 job costs the same whichever it is, and
+// decides which job gets x = 1 now (docs/EXPERIMENTS.md, "allox against Gavel's simulator").
+// Gavel asserts on jobs using more than one GPU; hetsim stops with an input error naming the
+// job's trace line.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
