@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Gavel fidelity: hetsim's round-based time-sharing mechanism on every physical-cluster trace of
-Gavel, and on 1,627 jobs of its MSR trace ee9e8c, against the average JCT and makespan Gavel's own
-simulator reports (experiments/gavel/reference.json). Prints one row per trace and policy; exits 1 if any figure is
+Gavel (allox on their 1-GPU jobs), and on 1,627 jobs of its MSR trace ee9e8c, against the average
+JCT and makespan Gavel's own simulator reports (experiments/gavel/reference.json). Prints one row per trace and policy; exits 1 if any figure is
 more than --tolerance (default 2%) away. Needs a Release build and ../shared/data."""
 import argparse, json, os, subprocess, sys, tempfile
 
@@ -29,17 +29,31 @@ def compare(label, policy, cluster, trace, jct_ref, makespan_ref, extra=()):
     d_mk = 100 * (s["makespan_s"] - makespan_ref) / makespan_ref
     worst = max(worst, abs(d_jct), abs(d_mk))
     failed |= abs(d_jct) > args.tolerance or abs(d_mk) > args.tolerance
-    print(f"{label:<20} {policy:<10} {s['jct_mean_s']:12.3f} {jct_ref:12.3f} {d_jct:+7.3f}% "
+    print(f"{label:<26} {policy:<10} {s['jct_mean_s']:12.3f} {jct_ref:12.3f} {d_jct:+7.3f}% "
           f"{s['makespan_s']:16.3f} {makespan_ref:15.3f} {d_mk:+7.3f}%")
 
 
-print(f"{'trace':<20} {'policy':<10} {'JCT hetsim':>12} {'JCT Gavel':>12} {'diff':>8} {'makespan hetsim':>16} {'makespan Gavel':>15} {'diff':>8}")
+print(f"{'trace':<26} {'policy':<10} {'JCT hetsim':>12} {'JCT Gavel':>12} {'diff':>8} {'makespan hetsim':>16} {'makespan Gavel':>15} {'diff':>8}")
 for trace, policies in ref["runs"].items():
     path = os.path.join(args.data, "gavel", "traces", "physical_cluster", trace + ".trace")
     if not os.path.exists(path):
         sys.exit(f"gavel_fidelity: {path} not found (set HETSIM_SHARED_DATA)")
     for policy, (jct_ref, makespan_ref) in policies.items():
         compare(trace, policy, ref["cluster"], path, jct_ref, makespan_ref)
+# allox: Gavel's AlloX asserts that every job uses one GPU, so it ran on the 1-GPU jobs of the
+# physical-cluster traces (the lines whose scale factor, field 7, is 1).
+single = ref.get("single_gpu")
+if single:
+    with tempfile.TemporaryDirectory() as tmp:
+        for trace, policies in single["runs"].items():
+            path = os.path.join(args.data, "gavel", "traces", "physical_cluster", trace + ".trace")
+            if not os.path.exists(path):
+                sys.exit(f"gavel_fidelity: {path} not found (set HETSIM_SHARED_DATA)")
+            reduced = os.path.join(tmp, trace + ".trace")
+            with open(path) as src, open(reduced, "w") as dst:
+                dst.writelines(line for line in src if line.split("\t")[6] == "1")
+            for policy, (jct_ref, makespan_ref) in policies.items():
+                compare(trace + " 1-GPU", policy, single["cluster"], reduced, jct_ref, makespan_ref)
 # Scale: Gavel's MSR trace ee9e8c on 36:36:36 GPUs, reduced to the jobs Gavel's simulator can run
 # (it stops with a KeyError on a (job type, GPU count) its table lacks; hetsim would extrapolate)
 # and written in the 10-field form its driver reads. Gavel never uses the unconsolidated rates,

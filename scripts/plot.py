@@ -100,7 +100,7 @@ POLICY_COLOURS = {
     "fifo-fastest": "#9467bd", "gavel-maxmin": "#8c564b", "gavel-ftf": "#e377c2",
     "gavel-throughput": "#7f7f7f", "gavel-makespan": "#bcbd22", "sia": "#17becf",
     "tiresias": "#393b79", "optimus": "#ad494a", "pollux": "#637939", "heet": "#000000",
-    "srsf": "#8c6d31", "afs": "#7b4173",
+    "srsf": "#8c6d31", "afs": "#7b4173", "isolated": "#9c9ede", "allox": "#e7969c",
 }
 HASH_COLOURS = ["#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#de9ed6", "#e7ba52",
                 "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8", "#843c39"]

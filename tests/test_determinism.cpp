@@ -70,13 +70,26 @@ bool needs_goodput_workload(const test::CliResult& r) {
   return r.exit_code == 2 && r.output.find("needs a Pollux/Sia workload") != std::string::npos;
 }
 
+// allox matches jobs to single GPUs (the synthetic workload has multi-GPU jobs): it runs on a
+// trace of 1-GPU jobs instead, on the default cluster with the same seed and restart overhead.
+bool needs_single_gpu_jobs(const test::CliResult& r) {
+  return r.exit_code == 2 && r.output.find("matches jobs to single GPUs") != std::string::npos;
+}
+
+std::string single_gpu_fixture(const test::TempDir& dir) {
+  const std::string trace = dir.write("single.csv",
+                                      "job_id,submit_s,num_gpus,duration_s\n"
+                                      "a,0,1,600\nb,0,1,300\nc,10,1,900\nd,20,1,120\ne,400,1,50\nf,400,1,700\n");
+  return kSyntheticArgs + " --trace " + shell_quoted(trace);
+}
+
 }  // namespace
 
 TEST_CASE("determinism: every registered policy, run twice, writes byte-identical outputs") {
   test::TempDir dir("determinism-policies");
   const PolluxFixture pollux = pollux_fixture(dir);
   const PolicyRegistry registry = make_default_registry();
-  std::vector<std::string> on_synthetic, on_pollux, skipped;
+  std::vector<std::string> on_synthetic, on_pollux, on_single_gpu, skipped;
   for (const PolicyInfo& info : registry.all()) {
     INFO("policy " << info.name);
     const fs::path a = dir.path / info.name / "a", b = dir.path / info.name / "b";
@@ -94,6 +107,10 @@ TEST_CASE("determinism: every registered policy, run twice, writes byte-identica
       fixture = pollux.args;
       first = run(fixture, a);
       on_pollux.push_back(info.name);
+    } else if (needs_single_gpu_jobs(first)) {
+      fixture = single_gpu_fixture(dir);
+      first = run(fixture, a);
+      on_single_gpu.push_back(info.name);
     } else {
       on_synthetic.push_back(info.name);
     }
@@ -108,7 +125,7 @@ TEST_CASE("determinism: every registered policy, run twice, writes byte-identica
     for (const std::string& n : skipped) names += " " + n;
     WARN("SKIPPED (they need a Pollux/Sia workload and the shared data is absent):" << names);
   }
-  CHECK(on_synthetic.size() + on_pollux.size() + skipped.size() == registry.all().size());
+  CHECK(on_synthetic.size() + on_pollux.size() + on_single_gpu.size() + skipped.size() == registry.all().size());
   CHECK(on_synthetic.size() >= 10);
 }
 

@@ -212,7 +212,15 @@ TEST_CASE("properties over every registered policy: no GPU twice, capacity, all 
         WorkSink work2(c, model, w.jobs.size());
         auto p = registry.make_allocation(info.name, {}, seed);
         GavelMechanism m(c, w, model, *p, GavelConfig{}, {&rec2, &inv2, &work2});
-        m.run();
+        try {
+          m.run();
+        } catch (const InputError& e) {
+          // allox matches jobs to single GPUs and this workload has 2- and 4-GPU jobs; test_allox.cpp
+          // checks these properties for it on 1-GPU jobs. Anything else is a failure.
+          REQUIRE(info.name == "allox");
+          REQUIRE_THAT(e.what(), Catch::Contains("matches jobs to single GPUs"));
+          continue;
+        }
         CHECK(inv2.violations == 0);
         for (std::size_t i = 0; i < w.jobs.size(); ++i) {
           CHECK(rec2.records()[i].status == JobStatus::Completed);

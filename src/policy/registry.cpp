@@ -73,6 +73,8 @@ PolicyRegistry make_default_registry() {
   register_gavel_ftf(registry);
   register_gavel_throughput(registry);
   register_gavel_makespan(registry);
+  register_isolated(registry);
+  register_allox(registry);
   register_sia(registry);
   register_tiresias(registry);
   register_tiresias_fifo(registry);

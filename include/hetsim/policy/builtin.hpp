@@ -19,6 +19,10 @@ void register_gavel_ftf(PolicyRegistry& registry);
 void register_gavel_throughput(PolicyRegistry& registry);
 /// gavel-makespan: minimum makespan (src/policy/gavel_makespan.cpp).
 void register_gavel_makespan(PolicyRegistry& registry);
+/// isolated: Gavel's equal share, 1/N of every type per job (src/policy/isolated.cpp).
+void register_isolated(PolicyRegistry& registry);
+/// allox: AlloX's min-cost matching of jobs to (GPU, position) slots (src/policy/allox.cpp).
+void register_allox(PolicyRegistry& registry);
 /// sia: Sia's ILP with restart penalty and fairness exponent p (src/policy/sia.cpp).
 void register_sia(PolicyRegistry& registry);
 /// tiresias: discretized 2D-LAS as in the Pollux simulator (src/policy/tiresias.cpp).
