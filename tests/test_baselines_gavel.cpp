@@ -147,6 +147,26 @@ TEST_CASE("allox through the round mechanism: JCTs 300, 100, 100 on the hand exa
   CHECK(rec.records()[2].jct_s() == Approx(100).margin(1e-6));
 }
 
+TEST_CASE("allox through the round mechanism rejects a multi-GPU job at arrival and runs the rest") {
+  // The hand example above plus a 2-GPU job j3: j3 is rejected with allox's reason at t = 0, the
+  // others finish as before (300, 100, 100 s).
+  Cluster c("fs", {GpuType{"fast", 0.0, 2.5}, GpuType{"slow", 0.0, 1.0}}, {Rack{"r0"}},
+            {Node{"f0", 0, 2, 0, 0}, Node{"s0", 1, 1, 0, 0}});
+  Workload w;
+  w.source = w.format = "test";
+  w.jobs = {duration_job("j0", 0, 1, 500), duration_job("j1", 0, 1, 250), duration_job("j2", 0, 1, 100),
+            duration_job("j3", 0, 2, 100)};
+  DurationModel model(c);
+  RunRecorder rec(c, w.jobs.size());
+  auto p = make_default_registry().make_allocation("allox", {}, 0);
+  GavelMechanism m(c, w, model, *p, GavelConfig{}, {&rec});
+  m.run();
+  REQUIRE(rec.records()[3].status == JobStatus::Rejected);
+  CHECK_THAT(rec.records()[3].reason, Catch::Contains("allox matches jobs to single GPUs") &&
+                                          Catch::Contains("uses 2 GPUs"));
+  for (int i = 0; i < 3; ++i) CHECK(rec.records()[static_cast<std::size_t>(i)].status == JobStatus::Completed);
+}
+
 TEST_CASE("allox and isolated on 1-GPU jobs: every job finishes, invariants hold") {
   Cluster c = fast_slow_cluster();
   DurationModel model(c);

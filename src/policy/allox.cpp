@@ -59,6 +59,12 @@ class AlloxAllocation final : public AllocationPolicy {
   bool fixed_type_order() const override { return true; }    // Gavel's name is AlloX_Perf
   bool skip_zero_priority() const override { return false; }  // not a FIFO policy in Gavel
 
+  std::optional<std::string> reject_at_arrival(const JobSpec& spec) const override {
+    if (spec.requested_gpus == 1) return std::nullopt;
+    return fmt::format("allox matches jobs to single GPUs (AlloX, Gavel's AlloXPolicy) and this job uses {} GPUs",
+                       spec.requested_gpus);
+  }
+
   AllocationResult allocate(const AllocationView& view) override {
     const std::size_t types = view.gpus_per_type.size();
     for (const AllocationJob& job : view.jobs) require_single_gpu(job);

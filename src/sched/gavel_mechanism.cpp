@@ -91,7 +91,8 @@ void GavelMechanism::on_arrival(JobIndex j) {
   if (next < workload_.jobs.size())
     sim_.schedule(workload_.jobs[next].submit, EventClass::Arrival, static_cast<std::int64_t>(next));
   arrived_upto_ = next;
-  if (table_.arrive(j, sim_.now()) != Admission::Pending) return;
+  auto policy_admission = [this](const JobSpec& spec) { return policy_.reject_at_arrival(spec); };
+  if (table_.arrive(j, sim_.now(), policy_admission) != Admission::Pending) return;
   const JobSpec& spec = *table_.job(j).spec;
   const int sf = spec.requested_gpus;
   for (std::size_t t = 0; t < throughput_[0].size(); ++t) {

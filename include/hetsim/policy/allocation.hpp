@@ -4,6 +4,7 @@
 /// Scheduling Policies for Deep Learning Workloads", OSDI'20). The round-based time-sharing
 /// mechanism (sched/gavel_mechanism.hpp) turns X into per-round placements.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ class AllocationPolicy {
   /// True: a job with priority 0 on a type is never scheduled there (Gavel's FIFO rule); false:
   /// leftover GPUs go to zero-priority jobs too (work conservation, Gavel's LP policies).
   virtual bool skip_zero_priority() const { return false; }
+  /// The policy's own admission test, asked for a job that arrives and passes the run's checks: a
+  /// reason rejects the job at its arrival (jobs.csv `reason`, exit code 3) instead of stopping
+  /// the run later (allox takes 1-GPU jobs only); nullopt admits it.
+  virtual std::optional<std::string> reject_at_arrival(const JobSpec& /*job*/) const { return std::nullopt; }
 };
 
 /// Gavel's isolated allocation (policies/isolated.py): every job gets an equal 1/N share of every
