@@ -9,7 +9,9 @@
 #include "hetsim/run.hpp"
 #include "hetsim/sched/gavel_mechanism.hpp"
 #include "hetsim/util/error.hpp"
+#include "cli_support.hpp"
 #include "sim_fixtures.hpp"
+#include "temp_dir.hpp"
 
 using namespace hetsim;
 using namespace hetsim::test;
@@ -202,4 +204,15 @@ TEST_CASE("gandiva: introspection splits a pair whose packed throughput does not
   for (const auto& row : split.x) total += row[0];
   for (const auto& row : split.pair_x) total += row[0];
   CHECK(total == Approx(1.0));  // two combinations of 1/2 each
+}
+
+TEST_CASE("hetsim run: a pair rate sum above the solo rates stops with exit 2 naming file and field") {
+  const TempDir dir("packing-cli");
+  const std::string table = dir.write("bad.json", R"j({"v100": {"('A', 1)": {"null": 1.0, "('A', 1)": [1.5, 0.9]}}})j");
+  // Gavel's 10-field physical-cluster trace format: one job of type A, 10 steps on 1 GPU at t = 0.
+  const std::string trace = dir.write("jobs.trace", "A\tpython3 a.py\ta\t-s\t0\t10\t1\t1\t-1\t0\n");
+  expect_input_error("run --cluster gavel-24 --trace " + trace + " --throughputs " + table +
+                         " --policy gandiva --mechanism gavel -q --out " + (dir.path / "out").string(),
+                     "bad.json: field 'v100/('A', 1)/('A', 1)': pair rates 1.5 + 0.9 steps/s exceed the two jobs' solo "
+                     "rates 1 + 1");
 }
