@@ -11,8 +11,10 @@ ap.add_argument("--data", default=os.environ.get("HETSIM_SHARED_DATA", os.path.j
 ap.add_argument("--hetsim", default=os.path.join(root, "build", "release", "hetsim"))
 ap.add_argument("--tolerance", type=float, default=2.0, help="percent")
 ap.add_argument("--skip-msr", action="store_true", help="leave out the 1,627-job MSR run (about 10 s)")
+ap.add_argument("--reference", default=os.path.join(root, "experiments", "gavel", "reference.json"),
+                help="Gavel's figures (default: experiments/gavel/reference.json)")
 args = ap.parse_args()
-ref = json.load(open(os.path.join(root, "experiments", "gavel", "reference.json")))
+ref = json.load(open(args.reference))
 table = os.path.join(args.data, "gavel", "simulation_throughputs.json")
 worst, failed = 0.0, False
 

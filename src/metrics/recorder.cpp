@@ -128,15 +128,17 @@ void RunRecorder::on_event(const JobEvent& e) {
       if (e.restart) ++r.restarts;
       r.restart_len_s = e.restart ? e.restart_s : 0.0;
       integrate_to(now);
-      change_used(e.gpus, +1);
+      if (e.shares_with < 0) change_used(e.gpus, +1);  // a sharer's GPUs are counted with its host
       break;
     }
     case JobEventKind::Stopped:
     case JobEventKind::Completed: {
       double held = now - r.alloc_since_s;
       integrate_to(now);
-      change_used(e.gpus, -1);
-      for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
+      if (e.shares_with < 0) {  // space sharing: the host's events count the GPUs' busy time
+        change_used(e.gpus, -1);
+        for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
+      }
       r.gpu_s += held * static_cast<double>(e.gpus.size());
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
       if (!e.gpus.empty() && r.restart_len_s > 0.0) r.restart_s += std::min(held, r.restart_len_s);

@@ -47,6 +47,45 @@ void set_rate(std::vector<std::pair<int, double>>& curve, int scale_factor, doub
     curve.insert(it, {scale_factor, steps_per_s});
 }
 
+// One co-location entry read from the file, before its job types are interned.
+struct RawPair {
+  GpuTypeId type;
+  std::string job_type, other_type;
+  int scale_factor;
+  double rate, other_rate;
+};
+
+// Checks one co-location entry "('<other>', <sf>)": [rate of this job, rate of the other] (Gavel's
+// layout, SOURCES.md GAVEL-TPUT) of `key`'s job, whose solo rate is `solo`, within GPU section
+// `section`. Each rate must be a finite number >= 0; when the other job has a "null" entry in the
+// same section (else the entry is unusable and skipped), the pair's two rates may not exceed the
+// two solo rates together (sum of
+// steps/s; the literal rule of issue 17; the shipped table never comes near it). Appends the entry
+// to `out` when `type` is set (a consolidated section of a type the cluster has).
+void read_pair(const std::string& path, const std::string& field, const nlohmann::json& section,
+               const std::string& other_key, const nlohmann::json& value, double solo, std::optional<GpuTypeId> type,
+               const std::string& job_type, int scale_factor, std::vector<RawPair>& out) {
+  auto [other_type, other_sf] = parse_key(other_key, path, field);
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number())
+    throw InputError(path, 0, field,
+                     fmt::format("a co-location entry must be [rate of this job, rate of the other] (steps/s), got {}",
+                                 value.dump()));
+  const double rate = value[0].get<double>(), other_rate = value[1].get<double>();
+  if (!std::isfinite(rate) || !std::isfinite(other_rate) || rate < 0.0 || other_rate < 0.0)
+    throw InputError(path, 0, field, fmt::format("co-location rates must be finite numbers >= 0, got {}", value.dump()));
+  // An entry for a job the section does not list cannot be used (or checked): it is skipped.
+  const auto partner = section.find(other_key);
+  if (partner == section.end() || !partner->is_object() || !partner->contains("null") || !(*partner)["null"].is_number())
+    return;
+  const double other_solo = (*partner)["null"].get<double>();
+  if (rate + other_rate > (solo + other_solo) * (1.0 + 1e-9))
+    throw InputError(path, 0, field,
+                     fmt::format("pair rates {:g} + {:g} steps/s exceed the two jobs' solo rates {:g} + {:g}", rate,
+                                 other_rate, solo, other_solo));
+  if (type && other_sf == scale_factor)
+    out.push_back({*type, job_type, std::move(other_type), scale_factor, rate, other_rate});
+}
+
 }  // namespace
 
 std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, const Cluster& cluster,
@@ -66,6 +105,7 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
   table->consolidated_.assign(types, {});
   table->unconsolidated_.assign(types, {});
 
+  std::vector<RawPair> raw_pairs;
   for (const auto& [gpu_key, entries] : root.items()) {
     // Validate every GPU section, including ones the cluster lacks: a broken table should fail
     // the same way whatever cluster it is paired with.
@@ -83,7 +123,7 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
       const std::string field = gpu_key + "/" + key;
       auto [job_type, scale_factor] = parse_key(key, path, field);
       if (!value.is_object()) throw InputError(path, 0, field, "expected an object with a \"null\" entry");
-      // "null" is the job running alone; the other entries are co-location pairs, not modelled yet.
+      // "null" is the job running alone; the other entries are co-location pairs (read_pair).
       const auto isolated = value.find("null");
       if (isolated == value.end()) throw InputError(path, 0, field, "missing the \"null\" (isolated throughput) entry");
       if (!isolated->is_number())
@@ -91,6 +131,10 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
       const double steps_per_s = isolated->get<double>();
       if (!std::isfinite(steps_per_s) || steps_per_s < 0.0)
         throw InputError(path, 0, field, fmt::format("\"null\" must be a non-negative number (steps/s), got {}", steps_per_s));
+      for (const auto& [other_key, pair] : value.items())
+        if (other_key != "null")
+          read_pair(path, field + "/" + other_key, entries, other_key, pair, steps_per_s,
+                    unconsolidated ? std::nullopt : type, job_type, scale_factor, raw_pairs);
       if (!type) continue;
       auto [index, added] = table->job_type_index_.try_emplace(job_type, static_cast<int>(table->job_type_names_.size()));
       if (added) table->job_type_names_.push_back(std::move(job_type));
@@ -102,6 +146,10 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
   }
   for (auto* target : {&table->consolidated_, &table->unconsolidated_})
     for (auto& curves : *target) curves.resize(table->job_type_names_.size());
+  // Both job types of a kept entry are in the same section of a cluster type, so both are interned.
+  for (const RawPair& p : raw_pairs)
+    table->pairs_[{static_cast<int>(p.type), table->job_type_index_.at(p.job_type),
+                   table->job_type_index_.at(p.other_type), p.scale_factor}] = {p.rate, p.other_rate};
   return table;
 }
 
@@ -152,6 +200,15 @@ double GavelThroughputTable::rate(const JobSpec& job, const AllocationShape& sha
     if (auto v = extrapolated(unpacked, n)) return *v;
   if (auto v = extrapolated(packed, n)) return *v;
   return 0.0;
+}
+
+std::optional<std::pair<double, double>> GavelThroughputTable::pair_rates(const JobSpec& a, const JobSpec& b,
+                                                                           GpuTypeId type, int scale_factor) const {
+  const int ia = job_type_index(a), ib = job_type_index(b);
+  if (ia < 0 || ib < 0) return std::nullopt;
+  auto it = pairs_.find({static_cast<int>(type), ia, ib, scale_factor});
+  if (it == pairs_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<std::string> GavelThroughputTable::check_job(const JobSpec& job, const Cluster& cluster) const {

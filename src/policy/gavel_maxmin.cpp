@@ -27,10 +27,57 @@ namespace {
 
 constexpr double kMaxWeightRatio = 1e6;
 
+// The packed LP (Gavel's MaxMinFairnessPolicyWithPacking.get_allocation, policies/max_min_fairness.py
+// and PolicyWithPacking in policies/policy.py): one variable per (combination, type), where the
+// combinations are the single jobs and the pairs of AllocationView::pairs. A job's share is the
+// sum over every combination holding it (sum <= 1); a pair uses its scale factor's GPUs once; a
+// job's normalised throughput sums its solo rate over its single variables and its pair rate over
+// its pairs' variables. hetsim fixes a pair's variable on a type to 0 when either job's pair rate
+// there is 0 (the mechanism never runs such a pair; Gavel's LP leaves it free with no gain).
+struct PackedLp {
+  LinearProgram lp{LinearProgram::Sense::Maximize};
+  std::vector<std::vector<int>> single, pair;  // [row][type] variable indices
+  std::vector<LinearProgram::Terms> gain;      // [job] normalised throughput terms
+};
+
+PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& coef) {
+  PackedLp p;
+  const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
+  std::vector<LinearProgram::Terms> share(n), gpus(types);
+  p.gain.resize(n);
+  p.single.assign(n, std::vector<int>(types));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t < types; ++t) {
+      const double rate = view.jobs[i].throughput[t];
+      const int v = p.single[i][t] = p.lp.add_variable(0.0, rate > 0.0 ? 1.0 : 0.0, 0.0);
+      share[i].push_back({v, 1.0});
+      gpus[t].push_back({v, static_cast<double>(view.jobs[i].scale_factor)});
+      p.gain[i].push_back({v, rate * coef[i]});
+    }
+  p.pair.assign(view.pairs.size(), std::vector<int>(types));
+  for (std::size_t k = 0; k < view.pairs.size(); ++k) {
+    const AllocationPair& q = view.pairs[k];
+    for (std::size_t t = 0; t < types; ++t) {
+      const double ra = q.first_rate[t], rb = q.second_rate[t];
+      const int v = p.pair[k][t] = p.lp.add_variable(0.0, ra > 0.0 && rb > 0.0 ? 1.0 : 0.0, 0.0);
+      share[q.first].push_back({v, 1.0});
+      share[q.second].push_back({v, 1.0});
+      gpus[t].push_back({v, static_cast<double>(view.jobs[q.first].scale_factor)});
+      p.gain[q.first].push_back({v, ra * coef[q.first]});
+      p.gain[q.second].push_back({v, rb * coef[q.second]});
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) p.lp.add_constraint(share[i], -LinearProgram::kInf, 1.0);
+  for (std::size_t t = 0; t < types; ++t)
+    p.lp.add_constraint(gpus[t], -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
+  return p;
+}
+
 class GavelMaxMin final : public AllocationPolicy {
  public:
-  explicit GavelMaxMin(bool fill_spare) : fill_spare_(fill_spare) {}
+  GavelMaxMin(bool fill_spare, bool packing) : fill_spare_(fill_spare), packing_(packing) {}
   std::string name() const override { return "gavel-maxmin"; }
+  bool packing() const override { return packing_; }
 
   AllocationResult allocate(const AllocationView& view) override {
     AllocationResult out;
@@ -46,6 +93,7 @@ class GavelMaxMin final : public AllocationPolicy {
       out.warning = fmt::format("priority weights {:g} to {:g} are more than {:g} apart: the lightest jobs' "
                                 "shares are below the LP solver's precision and may come out as 0",
                                 w_min, w_max, kMaxWeightRatio);
+    if (packing_) return allocate_packed(view, prop, w_max, std::move(out));
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     std::vector<LinearProgram::Terms> rows(n);
@@ -82,7 +130,52 @@ class GavelMaxMin final : public AllocationPolicy {
   }
 
  private:
+  // Max-min over the packed LP, with the same second phase as the unpacked one.
+  AllocationResult allocate_packed(const AllocationView& view, const std::vector<double>& prop, double w_max,
+                                   AllocationResult out) const {
+    const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
+    std::vector<double> coef(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (prop[i] > 0.0) coef[i] = view.jobs[i].scale_factor / (view.jobs[i].priority_weight / w_max * prop[i]);
+    PackedLp p = make_packed_lp(view, coef);
+    const int z = p.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      LinearProgram::Terms with_z = p.gain[i];
+      with_z.push_back({z, -1.0});
+      p.lp.add_constraint(with_z, 0.0, LinearProgram::kInf);
+    }
+    LpResult r = p.lp.solve();
+    double solver_s = r.solve_s;
+    out.solves = 1;
+    if (!r.usable()) return solver_failure(view, name(), r, solver_s, 1);
+    if (fill_spare_) {
+      const double zmin = r.x[static_cast<std::size_t>(z)];
+      p.lp.set_objective(z, 0.0);
+      // The total normalised throughput; a pair's variable is in two jobs' gains, so terms add up.
+      std::vector<double> objective(static_cast<std::size_t>(p.lp.variables()), 0.0);
+      for (std::size_t i = 0; i < n; ++i)
+        for (const auto& [var, c] : p.gain[i]) objective[static_cast<std::size_t>(var)] += c;
+      for (std::size_t v = 0; v < objective.size(); ++v)
+        if (objective[v] != 0.0) p.lp.set_objective(static_cast<int>(v), objective[v]);
+      p.lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
+      LpResult r2 = p.lp.solve();
+      solver_s += r2.solve_s;
+      if (r2.usable()) r = std::move(r2);
+      out.solves = 2;
+    }
+    auto value = [&](int v) { return std::clamp(r.x[static_cast<std::size_t>(v)], 0.0, 1.0); };
+    out.x.assign(n, std::vector<double>(types, 0.0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t t = 0; t < types; ++t) out.x[i][t] = value(p.single[i][t]);
+    out.pair_x.assign(view.pairs.size(), std::vector<double>(types, 0.0));
+    for (std::size_t k = 0; k < view.pairs.size(); ++k)
+      for (std::size_t t = 0; t < types; ++t) out.pair_x[k][t] = value(p.pair[k][t]);
+    out.solver_s = solver_s;
+    return out;
+  }
+
   bool fill_spare_;
+  bool packing_;
 };
 
 }  // namespace
@@ -92,14 +185,21 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                   "weighted max-min fairness over normalised effective throughput (LP), round-based time sharing",
                   "Gavel MaxMinFairness_Perf (Narayanan et al., OSDI'20)",
                   {{"fill_spare", "true",
-                    "true: second LP maximises total normalised throughput at the max-min optimum; false: one LP"}},
+                    "true: second LP maximises total normalised throughput at the max-min optimum; false: one LP"},
+                   {"packing", "false",
+                    "true: Gavel's MaxMinFairness_Packing: job pairs with a pair rate in the throughput table may "
+                    "share GPUs (--mechanism gavel)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
-    const std::string& v = param_string(p, "fill_spare");
-    if (v != "true" && v != "false")
-      throw InputError("", 0, "--param fill_spare", fmt::format("expected true or false, got '{}'", v));
-    return std::make_unique<GavelMaxMin>(v == "true");
+    auto flag = [&](const char* key) {
+      const std::string& v = param_string(p, key);
+      if (v != "true" && v != "false")
+        throw InputError("", 0, fmt::format("--param {}", key), fmt::format("expected true or false, got '{}'", v));
+      return v == "true";
+    };
+    const bool fill_spare = flag("fill_spare");
+    return std::make_unique<GavelMaxMin>(fill_spare, flag("packing"));
   };
   registry.add(std::move(info));
 }

@@ -88,6 +88,7 @@ PolicyRegistry make_default_registry() {
   register_afs(registry);
   register_edf(registry);
   register_elasticflow(registry);
+  register_gandiva(registry);
   return registry;
 }
 

@@ -56,6 +56,11 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
   taken_in_round_.assign(n, 0);
+  packing_ = policy_.packing();
+  if (packing_) {
+    running_as_.assign(n, -1);
+    host_of_.assign(n, -1);
+  }
 }
 
 MechanismStats GavelMechanism::run() {
@@ -76,6 +81,7 @@ void GavelMechanism::handle(const Event& event) {
     case EventClass::RoundTick: on_round_tick(); break;
     case EventClass::End: {
       EndOfRun end{StopReason::Horizon, "not finished at the --until horizon", "not finished at the --until horizon"};
+      if (packing_) stop_sharers(sim_.now(), StopReason::Horizon);
       table_.end_unfinished(sim_.now(), end, [](JobRuntime&) {});  // a cut round's steps are not counted
       sim_.stop();
       return;
@@ -116,6 +122,15 @@ void GavelMechanism::on_completion(JobIndex j, std::uint64_t generation) {
   const JobRuntime& job = table_.job(j);
   if (job.status != JobStatus::Running || job.generation != generation) return;
   // The JCT ends here; its GPUs stay idle until the round ends (they are only reassigned then).
+  if (packing_) {
+    const auto k = static_cast<std::size_t>(j);
+    if (host_of_[k] >= 0)
+      table_.finish_shared(j, host_of_[k], sim_.now());
+    else
+      table_.finish(j, sim_.now());
+    host_of_[k] = running_as_[k] = -1;
+    return;
+  }
   table_.finish(j, sim_.now());
 }
 
@@ -132,6 +147,7 @@ void GavelMechanism::on_round_tick() {
 void GavelMechanism::end_round() {
   if (joined_upto_ == workload_.jobs.size() && dispatched_.empty())
     last_reset_s_ = 0.0;  // Gavel forces a reset when idle at the end
+  if (packing_) return end_round_packed();
   for (const Dispatch& d : dispatched_) {
     JobRuntime& job = table_.job(d.job);
     job.remaining_work = std::max(0.0, job.remaining_work - d.steps);
@@ -152,6 +168,7 @@ void GavelMechanism::join_arrivals() {
     if (table_.job(j).status != JobStatus::Pending) continue;  // rejected or done at arrival
     active_.insert(j);
     priorities_.add_job(j);
+    if (packing_) add_pairs_of(j);
     need_update_ = true;
   }
 }
@@ -177,12 +194,20 @@ void GavelMechanism::start_round() {
   check_round_limit(solver_.rounds, config_.max_rounds, config_.round_s, sim_.now());
   ++table_.stats().scheduling_passes;
   const std::vector<std::size_t> order = type_order();
-  for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = &table_.job(j).gpus;
-  std::vector<RoundChoice>& chosen = choose_jobs(order);
-  const auto& next = placement_.place(order, chosen, previous_, allocation_);
-  for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = nullptr;
-  apply_placements(next);
-  for (const RoundPlacement* p : next) dispatch(p->job);
+  if (packing_) {
+    set_previous_packed(true);
+    const auto& next = placement_.place(order, choose_combos(order), previous_, allocation_);
+    set_previous_packed(false);
+    apply_placements_packed(next);
+    for (const RoundPlacement* p : next) is_pair_key(p->job) ? dispatch_pair(p->job) : dispatch(p->job);
+  } else {
+    for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = &table_.job(j).gpus;
+    std::vector<RoundChoice>& chosen = choose_jobs(order);
+    const auto& next = placement_.place(order, chosen, previous_, allocation_);
+    for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = nullptr;
+    apply_placements(next);
+    for (const RoundPlacement* p : next) dispatch(p->job);
+  }
   table_.clear_changed();
   table_.end_pass(sim_.now());
   if (!dispatched_.empty()) {
@@ -192,6 +217,7 @@ void GavelMechanism::start_round() {
     // if that does not help either, the remaining jobs are reported unfinished (never hang).
     if (forced_) {
       const std::string why = "no GPU type could be given to it: the policy left it without GPUs";
+      if (packing_) stop_sharers(sim_.now(), StopReason::RunEnded);
       table_.end_unfinished(sim_.now(), EndOfRun{StopReason::RunEnded, why, why}, [](JobRuntime&) {});
       sim_.stop();
       return;
@@ -286,6 +312,7 @@ void GavelMechanism::compute_allocation() {
     a.placement_changes = placement_changes_[static_cast<std::size_t>(j)];
     view.jobs.push_back(std::move(a));
   }
+  if (packing_) fill_pairs(view);
   AllocationResult r = policy_.allocate(view);
   ++solver_.allocations;
   solver_.solves += static_cast<std::uint64_t>(r.solves);
@@ -296,7 +323,8 @@ void GavelMechanism::compute_allocation() {
   if (!r.warning.empty() && warned_.insert(r.warning).second)
     table_.warn(fmt::format("t={:.6f}s round {}: policy '{}': {}", now.seconds(), solver_.rounds, policy_.name(), r.warning));
   AllocationMatrix x;
-  if (!r.ok || r.x.size() != view.jobs.size()) {
+  const bool usable = r.ok && r.x.size() == view.jobs.size();
+  if (!usable) {
     ++solver_.failures;
     table_.refuse(fmt::format("t={:.6f}s round {}: policy '{}': {}; using the isolated (equal-share) fallback "
                               "allocation",
@@ -308,6 +336,7 @@ void GavelMechanism::compute_allocation() {
   }
   allocation_.clear();
   for (std::size_t i = 0; i < view.jobs.size(); ++i) allocation_[view.jobs[i].job] = x[i];
+  if (packing_ && usable) read_pair_allocation(view, r);
 }
 
 std::vector<std::size_t> GavelMechanism::type_order() {

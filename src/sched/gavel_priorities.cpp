@@ -8,7 +8,11 @@ namespace hetsim {
 
 void GavelPriorities::add_job(JobIndex j) {
   // A new job starts with half a round on every type, so it is not infinitely behind.
-  job_s_[j] = std::vector<double>(worker_s_.size(), round_s_ / 2.0);
+  add_job(j, round_s_ / 2.0);
+}
+
+void GavelPriorities::add_job(JobIndex j, double initial_s) {
+  job_s_[j] = std::vector<double>(worker_s_.size(), initial_s);
   deficit_[j] = std::vector<double>(worker_s_.size(), 0.0);
   order_.push_back(j);
 }

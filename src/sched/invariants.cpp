@@ -91,13 +91,20 @@ void InvariantChecker::on_event(const JobEvent& event, const JobRuntime& job) {
 }
 
 void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) {
-  check_no_gpu_held_twice(event);
-  for (GpuId g : event.gpus) {
-    holder_[static_cast<std::size_t>(g)] = event.job;
-    ++held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
-  }
-  held_ += static_cast<std::int64_t>(event.gpus.size());
   Books& books = books_[static_cast<std::size_t>(event.job)];
+  books.shares_with = event.shares_with;
+  books.paired = event.shares_with >= 0;
+  if (event.shares_with >= 0) {
+    check_host_holds(event);  // space sharing: the GPUs stay the host's
+    books_[static_cast<std::size_t>(event.shares_with)].paired = true;
+  } else {
+    check_no_gpu_held_twice(event);
+    for (GpuId g : event.gpus) {
+      holder_[static_cast<std::size_t>(g)] = event.job;
+      ++held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
+    }
+    held_ += static_cast<std::int64_t>(event.gpus.size());
+  }
   books.started_after_pass = passes_;
   // Progress resumes after the restart overhead the event reports (and the profiling runs, once).
   SimTime from = event.time + SimTime::from_seconds(event.restart_s);
@@ -108,10 +115,25 @@ void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) 
 }
 
 void InvariantChecker::on_released(const JobEvent& event, const JobRuntime& job) {
-  check_release_of_held(event);
   Books& books = books_[static_cast<std::size_t>(event.job)];
+  if (books.shares_with >= 0 || event.shares_with >= 0) {
+    if (event.shares_with != books.shares_with)
+      throw InvariantViolation(kGpusHeld, event.time,
+                               fmt::format("job {} {} sharing the GPUs of job index {}, but it started sharing those "
+                                           "of job index {}",
+                                           event.spec->id, verb_of(event.kind), event.shares_with, books.shares_with));
+    close_segment(books, job, event.time);
+    books.rounds_held += passes_ - books.started_after_pass;
+    books.shares_with = -1;
+    books.ended_paired = true;
+    books.paired = false;
+    return;
+  }
+  check_release_of_held(event);
   close_segment(books, job, event.time);
   books.rounds_held += passes_ - books.started_after_pass;
+  books.ended_paired = books.paired;
+  books.paired = false;
   for (GpuId g : event.gpus) {
     holder_[static_cast<std::size_t>(g)] = ClusterState::kFree;
     --held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
@@ -242,6 +264,28 @@ void InvariantChecker::check_allocation(SimTime now, const JobRuntime& job, cons
   }
 }
 
+// Space sharing: a job starts on GPUs its host holds (per the events).
+void InvariantChecker::check_host_holds(const JobEvent& event) const {
+  for (GpuId g : event.gpus) {
+    const bool in_range = g >= 0 && g < cluster_.total_gpus();
+    if (in_range && holder_[static_cast<std::size_t>(g)] == event.shares_with) continue;
+    throw InvariantViolation(kGpuExclusive, event.time,
+                             fmt::format("job {} started sharing {} with job index {}, which does not hold it",
+                                         event.spec->id, gpu_name(g), event.shares_with));
+  }
+}
+
+// Space sharing at a pass: the sharer runs on exactly its host's GPUs, which the host holds.
+void InvariantChecker::check_shared_allocation(SimTime now, const JobRuntime& job, JobIndex host,
+                                               const JobTable& table) const {
+  const JobRuntime& h = table.job(host);
+  if (job.gpus.empty() || table.running().count(job.index) == 0 || h.status != JobStatus::Running || h.gpus != job.gpus)
+    throw InvariantViolation(kGpusHeld, now,
+                             fmt::format("job {} shares the GPUs of job {}, which does not run on the same GPUs",
+                                         job.spec->id, h.spec->id));
+  check_allocation(now, h, table);
+}
+
 // The jobs with an event since the last pass are checked one by one and recounted; the totals
 // (from the table's allocations, the cluster state and the events) must then agree.
 void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
@@ -250,12 +294,17 @@ void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
     books.dirty = false;
     const JobRuntime& job = table.job(j);
     const bool running = job.status == JobStatus::Running;
-    if (running) check_allocation(now, job, table);
+    const bool sharing = running && books.shares_with >= 0;
+    if (sharing)
+      check_shared_allocation(now, job, books.shares_with, table);
+    else if (running)
+      check_allocation(now, job, table);
     allocated_ -= books.counted_gpus;
-    running_counted_ -= books.counted_gpus > 0 ? 1 : 0;
-    books.counted_gpus = running ? static_cast<int>(job.gpus.size()) : 0;
+    running_counted_ -= (books.counted_gpus > 0 ? 1 : 0) + (books.counted_sharing ? 1 : 0);
+    books.counted_gpus = running && !sharing ? static_cast<int>(job.gpus.size()) : 0;
+    books.counted_sharing = sharing;
     allocated_ += books.counted_gpus;
-    running_counted_ += books.counted_gpus > 0 ? 1 : 0;
+    running_counted_ += (books.counted_gpus > 0 ? 1 : 0) + (sharing ? 1 : 0);
   }
   dirty_.clear();
   const ClusterState& state = table.state();
@@ -282,7 +331,10 @@ void InvariantChecker::check_work_done(const JobEvent& event, const Books& books
   const double work = event.spec->work, integral = books.work;
   const double tolerance = work_tolerance(books, *event.spec);
   const double idle_allowance = progress_ == ProgressKind::WholeSteps ? static_cast<double>(books.rounds_held) : 0.0;
-  if (integral >= work - tolerance && integral <= work + idle_allowance + tolerance) return;
+  // Space sharing: a job of a pair that completes in a round waits for the pair's end (Gavel's
+  // pair finish), so only the lower bound holds for it.
+  const bool waited_for_partner = books.ended_paired && progress_ == ProgressKind::WholeSteps;
+  if (integral >= work - tolerance && (waited_for_partner || integral <= work + idle_allowance + tolerance)) return;
   throw InvariantViolation(
       kWorkDone, event.time,
       fmt::format("job {} completed with {:.9g} work units done by the integral of its rate over {} allocation(s), "

@@ -45,6 +45,8 @@ struct JobEvent {
   StopReason stop_reason = StopReason::None;  ///< Stopped: why (reason holds the same as text)
   bool restart = false;  ///< Started: the restart overhead is paid before progress resumes
   double restart_s = 0.0;  ///< Started: length of that restart overhead (s)
+  /// Space sharing: the job whose GPUs these are (it owns them; this job shares them), -1 = none.
+  JobIndex shares_with = -1;
 };
 
 /// Receives job events in simulation order.

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -41,8 +42,15 @@ class GavelThroughputTable final : public ThroughputModel {
   std::string name() const override { return "gavel-table"; }
   double rate(const JobSpec& job, const AllocationShape& shape) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
+  /// The table's co-location entry table[type][(a's type, sf)][(b's type, sf)] = [rate a, rate b]
+  /// (consolidated sections only, as Gavel's simulator reads them); nullopt when it is absent.
+  std::optional<std::pair<double, double>> pair_rates(const JobSpec& a, const JobSpec& b, GpuTypeId type,
+                                                      int scale_factor) const override;
 
  private:
+  // (gpu type id, job type index of a, job type index of b, scale factor) of a co-location entry.
+  using PairKey = std::tuple<int, int, int, int>;
+  std::map<PairKey, std::pair<double, double>> pairs_;
   // Measured steps/s of one job type on one GPU type: (scale factor, steps/s), ascending.
   using Curve = std::vector<std::pair<int, double>>;
   // The table's index of a job's type, or -1 when the table lacks it. Resolved once per JobSpec

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "hetsim/cluster/cluster.hpp"
 #include "hetsim/perf/link_sharing.hpp"
@@ -66,6 +67,18 @@ class ThroughputModel {
   virtual std::optional<NetworkDemand> network_demand(const JobSpec& job, std::span<const GpuId> gpus) const {
     (void)job;
     (void)gpus;
+    return std::nullopt;
+  }
+  /// Rates of `a` and `b` when they share the same `scale_factor` GPUs of `type` (space sharing,
+  /// Gavel OSDI'20 section 3.1): (rate of a, rate of b) in their own units/s, or nullopt when the
+  /// model has no rate for the pair (the pair may then not share). Models without co-location
+  /// measurements return nullopt (the default).
+  virtual std::optional<std::pair<double, double>> pair_rates(const JobSpec& a, const JobSpec& b, GpuTypeId type,
+                                                              int scale_factor) const {
+    (void)a;
+    (void)b;
+    (void)type;
+    (void)scale_factor;
     return std::nullopt;
   }
   /// The network topology the model prices communication over, or nullptr.

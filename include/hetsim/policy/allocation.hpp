@@ -27,6 +27,15 @@ struct AllocationJob {
   int placement_changes = 0;           ///< times its placement changed (first start included)
 };
 
+/// A pair of active jobs that may share the same GPUs (space sharing, Gavel OSDI'20 section 3.1;
+/// Gavel's JobIdPair combinations): same scale factor, and the throughput model has a pair rate
+/// for them on some type. Only in views for policies whose packing() is true.
+struct AllocationPair {
+  std::size_t first = 0, second = 0;  ///< rows of AllocationView::jobs, first < second
+  std::vector<double> first_rate;     ///< [type] work units/s of `first` while sharing; 0 = not there
+  std::vector<double> second_rate;    ///< [type] the same of `second`
+};
+
 /// Read-only input of one allocation computation. `jobs` are in arrival order.
 struct AllocationView {
   SimTime now;
@@ -36,6 +45,8 @@ struct AllocationView {
   std::vector<std::string> type_names;  ///< [type]
   std::vector<int> gpus_per_type;       ///< [type] GPUs in the cluster
   std::vector<AllocationJob> jobs;
+  /// Job pairs that may share GPUs (empty unless the policy packs), in (first, second) order.
+  std::vector<AllocationPair> pairs;
 };
 
 /// X[row][type], one row per AllocationView::jobs entry.
@@ -45,6 +56,9 @@ using AllocationMatrix = std::vector<std::vector<double>>;
 /// isolated_allocation() instead of `x`.
 struct AllocationResult {
   AllocationMatrix x;
+  /// Packing policies: X[pair][type] for AllocationView::pairs (the time share the pair runs
+  /// together on the type); empty = no pair shares.
+  AllocationMatrix pair_x;
   bool ok = true;
   std::string failure;
   double solver_s = 0.0;  ///< wall time in the LP/ILP solver for this computation
@@ -78,6 +92,9 @@ class AllocationPolicy {
   /// reason rejects the job at its arrival (jobs.csv `reason`, exit code 3) instead of stopping
   /// the run later (allox takes 1-GPU jobs only); nullopt admits it.
   virtual std::optional<std::string> reject_at_arrival(const JobSpec& /*job*/) const { return std::nullopt; }
+  /// True: the policy allocates job pairs as well (AllocationView::pairs, AllocationResult::pair_x)
+  /// and the mechanism runs scheduled pairs on the same GPUs (Gavel's packed policies).
+  virtual bool packing() const { return false; }
 };
 
 /// Gavel's isolated allocation (policies/isolated.py): every job gets an equal 1/N share of every

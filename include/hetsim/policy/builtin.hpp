@@ -13,6 +13,7 @@ void register_srtf(PolicyRegistry& registry);
 void register_fifo_perf(PolicyRegistry& registry);
 /// gavel-maxmin: weighted max-min fairness over normalised throughput (src/policy/gavel_maxmin.cpp).
 void register_gavel_maxmin(PolicyRegistry& registry);
+void register_gandiva(PolicyRegistry& registry);
 /// gavel-ftf: finish-time fairness (src/policy/gavel_ftf.cpp).
 void register_gavel_ftf(PolicyRegistry& registry);
 /// gavel-throughput: maximum total normalised throughput (src/policy/gavel_throughput.cpp).

@@ -51,6 +51,9 @@ class GavelPriorities {
  public:
   GavelPriorities(std::size_t types, double round_s) : worker_s_(types, 0.0), round_s_(round_s) {}
   void add_job(JobIndex j);
+  /// Adds a combination key (space sharing: a job pair) whose time starts at `initial_s` on every
+  /// type (Gavel starts a pair at 0, a job at half a round).
+  void add_job(JobIndex j, double initial_s);
   void remove_job(JobIndex j);
   /// Adds `seconds` of run time of job j on `type`.
   void record_run(JobIndex j, std::size_t type, double seconds);
@@ -98,7 +101,33 @@ class GavelMechanism final : public EventHandler {
     SimTime finish;          // nearest microsecond
     double finish_frac_us;   // exact finish - finish, in [-0.5, 0.5] us
     double gavel_finish_s;  // the same finish in Gavel's double arithmetic (priority accounting only)
+    // Space sharing (gavel_packing.cpp): the pair's key, its second job and that job's steps.
+    JobIndex key = -1;
+    JobIndex partner = -1;
+    double partner_steps = 0.0;
   };
+  // A job pair that may share GPUs (packing policies): its priority/allocation key is
+  // workload size + slot. `usable[t]` is 1 where both pair rates are > 0.
+  struct PairCombo {
+    JobIndex first = -1, second = -1;  // first < second; first hosts the GPUs
+    std::vector<double> first_rate, second_rate, usable;
+  };
+  // Space sharing (gavel_packing.cpp).
+  bool is_pair_key(JobIndex key) const { return key >= static_cast<JobIndex>(workload_.jobs.size()); }
+  PairCombo& pair_of(JobIndex key) { return pairs_[static_cast<std::size_t>(key) - workload_.jobs.size()]; }
+  const std::vector<double>& combo_throughput(JobIndex key);
+  int combo_gpus(JobIndex key) const;
+  void add_pairs_of(JobIndex j);
+  void remove_job_and_pairs(JobIndex j);
+  void fill_pairs(AllocationView& view);
+  void read_pair_allocation(const AllocationView& view, AllocationResult& r);
+  std::vector<RoundChoice>& choose_combos(const std::vector<std::size_t>& order);
+  void set_previous_packed(bool set);
+  void apply_placements_packed(const std::vector<const RoundPlacement*>& next);
+  void dispatch_pair(JobIndex key);
+  void end_round_packed();
+  void stop_sharers(SimTime now, StopReason why);
+  double steps_in_round(const JobRuntime& job, double rate, double& overhead_s) const;
   void on_arrival(JobIndex j);
   void on_completion(JobIndex j, std::uint64_t generation);
   void on_round_tick();
@@ -149,6 +178,13 @@ class GavelMechanism final : public EventHandler {
   bool forced_ = false;
   bool tick_pending_ = false;
   SolverStats solver_;
+  // Space sharing (only when the policy packs; empty otherwise).
+  bool packing_ = false;
+  std::vector<PairCombo> pairs_;                         // [slot]
+  std::vector<std::size_t> free_slots_;                  // slots of removed pairs, reused smallest first
+  std::map<std::pair<JobIndex, JobIndex>, JobIndex> pair_key_;  // (first, second) -> key
+  std::vector<JobIndex> running_as_;                     // [job]: key it runs under, -1 = none
+  std::vector<JobIndex> host_of_;                        // [job]: the job whose GPUs it shares, -1 = none
 };
 
 }  // namespace hetsim

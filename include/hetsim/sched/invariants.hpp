@@ -120,6 +120,10 @@ class InvariantChecker {
     std::uint64_t rounds_held = 0;  // passes after which it was running, closed allocations
     std::uint64_t started_after_pass = 0;  // passes done when the current allocation started
     int counted_gpus = 0;        // its allocation as the last after_pass counted it from the table
+    bool counted_sharing = false;  // the last after_pass counted it running on another job's GPUs
+    JobIndex shares_with = -1;   // current allocation: the job whose GPUs it shares (space sharing)
+    bool paired = false;         // current allocation is shared (as sharer or as host of a sharer)
+    bool ended_paired = false;   // the allocation closed last was shared
     bool started_once = false;
     bool dirty = false;          // an event since the last after_pass (listed in dirty_)
     JobEventKind final_kind = JobEventKind::Arrived;  // Arrived = no final event yet
@@ -135,6 +139,8 @@ class InvariantChecker {
   // One function per rule.
   void check_no_gpu_held_twice(const JobEvent& event) const;
   void check_release_of_held(const JobEvent& event) const;
+  void check_host_holds(const JobEvent& event) const;
+  void check_shared_allocation(SimTime now, const JobRuntime& job, JobIndex host, const JobTable& table) const;
   void check_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const;
   void check_gpus_held(SimTime now, const JobTable& table);
   void check_work_done(const JobEvent& event, const Books& books) const;

@@ -93,6 +93,13 @@ class JobTable {
   void change_rate(JobIndex j, double rate, SimTime now);
   /// Job j finished all its work at `now`.
   void finish(JobIndex j, SimTime now);
+  /// Space sharing (Gavel's packed policies, job_table_shared.cpp): pending job j starts on the GPUs
+  /// of running job `host` without owning them (the cluster state keeps `host` as their owner), at
+  /// `rate`; restart overhead as start(). Its events carry `shares_with = host`.
+  void start_shared(JobIndex j, JobIndex host, double rate, SimTime now);
+  /// Stops or finishes a job started by start_shared() (its host's GPUs stay with the host).
+  void stop_shared(JobIndex j, JobIndex host, SimTime now, StopReason why);
+  void finish_shared(JobIndex j, JobIndex host, SimTime now);
   /// Ends every job that is not final: running ones are stopped (after `bring_up_to_date`), then
   /// all become Unfinished with the reasons of `end`, in job order.
   void end_unfinished(SimTime now, const EndOfRun& end, const std::function<void(JobRuntime&)>& bring_up_to_date);
@@ -138,6 +145,7 @@ class JobTable {
   void mark_changed(JobIndex j);
   void emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
             std::string_view reason = {}, StopReason stop = StopReason::None, double restart_s = 0.0);
+  void emit_event(const JobEvent& event, const JobRuntime& job);
 
   const Cluster& cluster_;
   const ThroughputModel& model_;
