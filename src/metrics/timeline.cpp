@@ -207,13 +207,20 @@ void UtilizationRecorder::on_run_start(const Cluster& cluster) {
   out_ << '\n';
 }
 
+namespace {
+// Busy GPUs from thousandths: a whole number as before, three decimals when GPUs are shared.
+std::string gpus_text(long long milli) {
+  return milli % 1000 == 0 ? fmt::format("{}", milli / 1000) : fmt::format("{:.3f}", static_cast<double>(milli) / 1000.0);
+}
+}  // namespace
+
 void UtilizationRecorder::write(const Row& r) {
-  int busy = 0;
-  for (int b : r.busy_by_type) busy += b;
-  out_ << seconds_text(r.time) << ',' << busy << ',' << total_gpus_ << ','
-       << fmt::format("{:.6f}", total_gpus_ > 0 ? static_cast<double>(busy) / total_gpus_ : 0.0) << ',' << r.queued
-       << ',' << r.running;
-  for (int b : r.busy_by_type) out_ << ',' << b;
+  long long busy_milli = 0;
+  for (int b : r.busy_by_type) busy_milli += b;
+  const double busy = static_cast<double>(busy_milli) / 1000.0;
+  out_ << seconds_text(r.time) << ',' << gpus_text(busy_milli) << ',' << total_gpus_ << ','
+       << fmt::format("{:.6f}", total_gpus_ > 0 ? busy / total_gpus_ : 0.0) << ',' << r.queued << ',' << r.running;
+  for (int b : r.busy_by_type) out_ << ',' << gpus_text(b);
   out_ << '\n';
   last_written_ = r;
   written_any_ = true;
@@ -226,8 +233,10 @@ void UtilizationRecorder::on_event(const JobEvent& event) {
   if (has_pending_ && pending_.time != event.time && (!written_any_ || !(pending_ == last_written_))) write(pending_);
   const auto j = static_cast<std::size_t>(event.job);
   if (j >= held_.size()) held_.resize(j + 1);
+  // Busy GPUs are counted in thousandths: a share of one GPU (JobSpec::gpu_milli) adds its fraction.
+  const int milli = shares_gpu(*event.spec) ? event.spec->gpu_milli : 1000;
   auto release = [&] {
-    for (GpuId g : held_[j]) --pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))];
+    for (GpuId g : held_[j]) pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))] -= milli;
     held_[j].clear();
     held_[j].shrink_to_fit();
   };
@@ -235,7 +244,7 @@ void UtilizationRecorder::on_event(const JobEvent& event) {
     case JobEventKind::Started:
       release();
       held_[j].assign(event.gpus.begin(), event.gpus.end());
-      for (GpuId g : held_[j]) ++pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))];
+      for (GpuId g : held_[j]) pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))] += milli;
       break;
     case JobEventKind::Stopped:
     case JobEventKind::Completed:

@@ -94,7 +94,7 @@ class UtilizationRecorder final : public JobEventSink {
  private:
   struct Row {
     SimTime time;
-    std::vector<int> busy_by_type;
+    std::vector<int> busy_by_type;  // thousandths of a GPU (1000 = one whole GPU)
     int queued = 0;
     int running = 0;
     bool operator==(const Row& o) const {

@@ -122,6 +122,11 @@ class SchedulingPolicy {
   /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
   /// prototype: 120 s); nullopt = event-driven.
   virtual std::optional<double> round_s() const { return std::nullopt; }
+  /// Whether jobs asking for a fraction of a GPU (JobSpec::gpu_milli) may share GPUs under this
+  /// policy. Policies that ask for GPUs by type and count get the mechanism's best-fit packing;
+  /// those that pick exact GPUs from their own pools of free GPUs say false, and their runs give
+  /// such jobs whole GPUs with one note (docs/policies.md).
+  virtual bool shares_gpus() const { return true; }
 };
 
 }  // namespace hetsim
