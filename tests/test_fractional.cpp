@@ -5,10 +5,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "cli_support.hpp"
 #include "hetsim/cluster/cluster_state.hpp"
+#include "hetsim/metrics/timeline.hpp"
+#include "hetsim/sched/invariants.hpp"
 #include "hetsim/trace/trace_reader.hpp"
 #include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
@@ -194,5 +197,91 @@ TEST_CASE("fractional: OpenB sharing pods keep their fraction", "[fractional][tr
     if (j.id == "s") CHECK(j.gpu_milli == 460);
     if (j.id == "z") CHECK(j.gpu_milli == 1000);  // gpu_milli 0 on a GPU pod: a whole GPU, noted
     if (j.id == "m") CHECK(j.gpu_milli == 1000);  // a fraction on 2 GPUs: whole GPUs, noted
+  }
+}
+
+TEST_CASE("fractional: the utilisation CSV and the timeline count busy GPUs in fractions", "[fractional][timeline]") {
+  const Cluster cluster = test::homogeneous_cluster(1, 2);
+  Workload w;
+  w.source = w.format = "test";
+  w.jobs = {share_job("A", 0, 250, 100), share_job("B", 0, 500, 100), duration_job("W", 0, 1, 50)};
+  DurationModel model(cluster);
+  auto policy = make_default_registry().make("fifo", {}, 0);
+  ConsolidatePlacement placement;
+  std::ostringstream csv, trace;
+  UtilizationRecorder utilization(csv);
+  TimelineRecorder timeline(trace, nullptr);
+  JobEventSink* sinks[] = {&utilization, &timeline};
+  const RunOutput out = simulate(cluster, w, model, *policy, placement, checked(), RunInfo{}, sinks);
+  REQUIRE(out.summary.completed == 3);
+  // t=0: W whole (1) + A and B sharing the other GPU (0.75); t=50: 0.75; t=100: none.
+  CHECK(csv.str() ==
+        "time_s,busy_gpus,total_gpus,utilization,queued_jobs,running_jobs,busy_gpu\n"
+        "0.000000,1.750,2,0.875000,0,3,1.750\n"
+        "50.000000,0.750,2,0.375000,0,2,0.750\n"
+        "100.000000,0,2,0.000000,0,0,0\n");
+  CHECK_THAT(trace.str(), Catch::Contains(R"("name":"busy GPUs","pid":0,"tid":0,"ts":0,"args":{"gpu":1.750})"));
+  // (0.25 + 0.5) x 100 + 1 x 50 = 125 GPU-s of 2 GPUs x 100 s.
+  CHECK(out.summary.utilization == Approx(125.0 / 200.0));
+}
+
+TEST_CASE("fractional: 'GPU shares sum to at most 1' fails on a crafted over-full GPU", "[fractional][invariants]") {
+  const Cluster cluster = test::homogeneous_cluster(1, 2);
+  Workload w;
+  w.jobs = {share_job("a", 0, 600, 100), share_job("b", 0, 500, 100), duration_job("c", 0, 1, 100)};
+  DurationModel model(cluster);
+  std::vector<JobRuntime> jobs(3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    jobs[i].spec = &w.jobs[i];
+    jobs[i].index = static_cast<JobIndex>(i);
+  }
+  InvariantChecker checker(cluster, model, 3, ProgressKind::Exact, 0.0);
+  auto started = [&](double t_s, JobIndex j, const std::vector<GpuId>& gpus) {
+    JobEvent e;
+    e.time = SimTime::from_seconds(t_s);
+    e.kind = JobEventKind::Started;
+    e.job = j;
+    e.spec = jobs[static_cast<std::size_t>(j)].spec;
+    e.gpus = gpus;
+    checker.on_event(e, jobs[static_cast<std::size_t>(j)]);
+  };
+  const std::vector<GpuId> g0{0}, g1{1};
+  started(0, 0, g0);
+  CHECK_THROWS_WITH(started(5, 1, g0), "invariant 'GPU shares sum to at most 1' violated at t=5.000000 s: job b's "
+                                       "500/1000 brings the shares of GPU n0/g0 to 1100/1000");
+  started(6, 2, g1);  // c holds g1 whole
+  CHECK_THROWS_WITH(started(7, 1, g1), Catch::Contains("job b shares GPU n0/g1, which job c holds whole"));
+  // A whole job on a shared GPU.
+  CHECK_THROWS_WITH(started(8, 2, g0), Catch::Contains("no GPU held twice") &&
+                                           Catch::Contains("job c holds GPU n0/g0, which 1 fractional jobs share"));
+}
+
+TEST_CASE("fractional: preemptive policies and a horizon keep the books with checks on", "[fractional][invariants]") {
+  // Random mixes of whole and fractional jobs on 2 x 2 GPUs under policies that share (fifo, srtf,
+  // las, edf) and that give whole GPUs (srsf, afs): every job ends once, shares never overfill a
+  // GPU (the checker runs throughout).
+  PyRandom rng(7);
+  std::vector<JobSpec> jobs;
+  double t = 0;
+  for (int i = 0; i < 60; ++i) {
+    t += static_cast<double>(rng.randbelow(40));
+    const double len = 20.0 + static_cast<double>(rng.randbelow(300));
+    if (rng.randbelow(2) == 0)
+      jobs.push_back(share_job(fmt::format("s{}", i), t, 100 * static_cast<int>(1 + rng.randbelow(9)), len));
+    else
+      jobs.push_back(duration_job(fmt::format("w{}", i), t, 1 + static_cast<int>(rng.randbelow(2)), len));
+  }
+  for (const char* policy : {"fifo", "srtf", "las", "edf", "srsf", "afs"}) {
+    for (double slowdown : {0.0, 0.3}) {
+      INFO(policy << " slowdown " << slowdown);
+      auto out = test::run_jobs(test::homogeneous_cluster(2, 2), jobs, policy, checked(slowdown));
+      CHECK(out.summary.completed == jobs.size());
+      REQUIRE(out.summary.utilization);
+      CHECK(*out.summary.utilization <= 1.0);
+      MechanismConfig until = checked(slowdown);
+      until.until_s = 400.0;
+      auto cut = test::run_jobs(test::homogeneous_cluster(2, 2), jobs, policy, until);
+      CHECK(cut.summary.completed + cut.summary.unfinished == jobs.size());
+    }
   }
 }

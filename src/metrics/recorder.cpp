@@ -139,7 +139,7 @@ void RunRecorder::on_event(const JobEvent& e) {
       if (e.restart) ++r.restarts;
       r.restart_len_s = e.restart ? e.restart_s : 0.0;
       integrate_to(now);
-      if (shares_gpu(*e.spec))
+      if (e.spec && shares_gpu(*e.spec))
         for (GpuId g : e.gpus) change_shared_use(g, +1);
       else
         change_used(e.gpus, +1);
@@ -149,7 +149,7 @@ void RunRecorder::on_event(const JobEvent& e) {
     case JobEventKind::Completed: {
       double held = now - r.alloc_since_s;
       integrate_to(now);
-      if (shares_gpu(*e.spec)) {
+      if (e.spec && shares_gpu(*e.spec)) {
         // A share of one GPU: busy for its fraction of the time held.
         const double share = e.spec->gpu_milli / 1000.0;
         for (GpuId g : e.gpus) {

@@ -261,6 +261,10 @@ void InvariantChecker::check_no_gpu_held_twice(const JobEvent& event) const {
     if (g < 0 || g >= cluster_.total_gpus())
       throw InvariantViolation(kGpuExclusive, event.time, fmt::format("job {} started on {}", event.spec->id, gpu_name(g)));
     const std::int64_t other = holder_[static_cast<std::size_t>(g)];
+    if (other == ClusterState::kShared)
+      throw InvariantViolation(kGpuExclusive, event.time,
+                               fmt::format("job {} holds {}, which {} fractional jobs share", event.spec->id,
+                                           gpu_name(g), share_jobs_[static_cast<std::size_t>(g)]));
     if (other != ClusterState::kFree)
       throw InvariantViolation(kGpuExclusive, event.time,
                                fmt::format("job {} and job {} both hold {}", books_[static_cast<std::size_t>(other)].spec->id,
@@ -294,7 +298,10 @@ void InvariantChecker::check_allocation(SimTime now, const JobRuntime& job, cons
     check_share_allocation(now, job, table);
     return;
   }
-  auto name = [](std::int64_t j) { return j == ClusterState::kFree ? std::string("nobody") : fmt::format("job index {}", j); };
+  auto name = [](std::int64_t j) {
+    if (j == ClusterState::kShared) return std::string("fractional jobs sharing it");
+    return j == ClusterState::kFree ? std::string("nobody") : fmt::format("job index {}", j);
+  };
   for (GpuId g : job.gpus) {
     const bool in_range = g >= 0 && g < cluster_.total_gpus();
     const std::int64_t owner = in_range ? table.state().owner(g) : ClusterState::kFree;
