@@ -68,7 +68,8 @@ TEST_CASE("alibaba-openb: pods map to jobs by the documented rules", "[trace][op
   CHECK(whole.source_line == 3);
 
   const JobSpec& share = job_with_id(w, "share");
-  CHECK(share.requested_gpus == 1);  // 0.46 of a GPU runs on one whole GPU
+  CHECK(share.requested_gpus == 1);
+  CHECK(share.gpu_milli == 460);  // 0.46 of one GPU, shared with other such pods
   CHECK(share.work == 4980.0);
 
   const JobSpec& pend = job_with_id(w, "pend");
@@ -80,7 +81,7 @@ TEST_CASE("alibaba-openb: pods map to jobs by the documented rules", "[trace][op
   CHECK(spec.invalid_reason.empty());
 
   CHECK(has_note(w, "4 GPU pods read as jobs; 1 CPU-only pods (num_gpu = 0) skipped"));
-  CHECK(has_note(w, "1 GPU-sharing pods (gpu_milli < 1000) each run on 1 whole GPU"));
+  CHECK(has_note(w, "1 GPU-sharing pods (num_gpu = 1, gpu_milli < 1000) hold their fraction of one GPU"));
   CHECK(has_note(w, "1 pods were never scheduled"));
   CHECK(has_note(w, "1 pods were still Running"));
   CHECK(has_note(w, "1 pods restricted to GPU types by gpu_spec"));

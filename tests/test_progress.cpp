@@ -98,7 +98,7 @@ TEST_CASE("log level: compare shows the shared inputs' notes once and hides them
   const Split shown = run_split(dir, args);
   REQUIRE(shown.exit_code == 0);
   // The OpenB reader's note about the pod that shares a GPU: once, not once per policy.
-  const std::string note = "1 GPU-sharing pods (gpu_milli < 1000) each run on 1 whole GPU";
+  const std::string note = "1 GPU-sharing pods (num_gpu = 1, gpu_milli < 1000) hold their fraction of one GPU";
   const auto first = shown.err.find(note);
   REQUIRE(first != std::string::npos);
   CHECK(shown.err.find(note, first + 1) == std::string::npos);

@@ -155,6 +155,10 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
                   "Round length in seconds; 0 = run the policy at every arrival and completion (event mechanism) "
                   "or Gavel's 360 s rounds (gavel mechanism)")
       ->capture_default_str();
+  cmd->add_option("--share-slowdown", opts.spec.mechanism.share_slowdown,
+                  "Jobs asking for a fraction of a GPU (gpu_milli) share GPUs; while a job has a co-resident on its "
+                  "GPU it runs at (1 - this) x its rate alone, in [0, 1) (event mechanism; docs/models.md)")
+      ->capture_default_str();
   cmd->add_flag("--schedule-on-arrival", opts.spec.mechanism.schedule_on_arrival,
                 "In round mode, also run the policy when a job arrives");
   cmd->add_option("--heet-round", opts.spec.trace_options.heet_round_s, "Seconds per arrival round in Heet prototype traces")

@@ -1,6 +1,7 @@
 #include "hetsim/cluster/cluster_state.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <stdexcept>
 
 namespace hetsim {
@@ -12,7 +13,10 @@ ClusterState::ClusterState(const Cluster& cluster)
       free_type_(cluster.gpu_types().size(), 0),
       free_total_(cluster.total_gpus()),
       nodes_with_free_(cluster.gpu_types().size()),
-      nodes_by_free_(cluster.gpu_types().size()) {
+      nodes_by_free_(cluster.gpu_types().size()),
+      shared_milli_(static_cast<std::size_t>(cluster.total_gpus()), 0),
+      sharers_(static_cast<std::size_t>(cluster.total_gpus())),
+      shared_by_room_(cluster.gpu_types().size()) {
   for (std::size_t n = 0; n < cluster.nodes().size(); ++n) {
     const Node& node = cluster.nodes()[n];
     const auto t = static_cast<std::size_t>(node.gpu_type);
@@ -67,6 +71,59 @@ void ClusterState::release(std::int64_t job, std::span<const GpuId> gpus) {
     owner_[static_cast<std::size_t>(g)] = kFree;
     change_free(cluster_->node_of(g), +1);
   }
+}
+
+void ClusterState::change_share(GpuId gpu, int delta) {
+  const auto g = static_cast<std::size_t>(gpu);
+  auto& by_room = shared_by_room_[static_cast<std::size_t>(cluster_->type_of(gpu))];
+  int& used = shared_milli_[g];
+  if (used > 0 && used < kWholeMilli) by_room.erase({kWholeMilli - used, gpu});
+  used += delta;
+  shared_milli_total_ += delta;
+  if (used > 0 && used < kWholeMilli) by_room.emplace(kWholeMilli - used, gpu);
+}
+
+void ClusterState::assign_share(std::int64_t job, GpuId gpu, int milli) {
+  if (gpu < 0 || gpu >= cluster_->total_gpus()) throw std::logic_error(fmt::format("GPU {} out of range", gpu));
+  if (milli <= 0 || milli >= kWholeMilli)
+    throw std::logic_error(fmt::format("job {}: a share of {} thousandths of a GPU", job, milli));
+  const auto g = static_cast<std::size_t>(gpu);
+  const std::int64_t owner = owner_[g];
+  if (owner != kFree && owner != kShared)
+    throw std::logic_error(fmt::format("GPU {} shared with job {} but held whole by job {}", gpu, job, owner));
+  if (shared_milli_[g] + milli > kWholeMilli)
+    throw std::logic_error(fmt::format("GPU {}: job {}'s {} thousandths on top of {} exceed one GPU", gpu, job, milli,
+                                       shared_milli_[g]));
+  if (std::find(sharers_[g].begin(), sharers_[g].end(), job) != sharers_[g].end())
+    throw std::logic_error(fmt::format("job {} shares GPU {} twice", job, gpu));
+  if (owner == kFree) {
+    owner_[g] = kShared;
+    change_free(cluster_->node_of(gpu), -1);
+    ++shared_gpus_;
+  }
+  sharers_[g].push_back(job);
+  change_share(gpu, milli);
+}
+
+void ClusterState::release_share(std::int64_t job, GpuId gpu, int milli) {
+  if (gpu < 0 || gpu >= cluster_->total_gpus()) throw std::logic_error(fmt::format("GPU {} out of range", gpu));
+  const auto g = static_cast<std::size_t>(gpu);
+  auto it = std::find(sharers_[g].begin(), sharers_[g].end(), job);
+  if (owner_[g] != kShared || it == sharers_[g].end() || shared_milli_[g] < milli)
+    throw std::logic_error(fmt::format("job {} releases a share of GPU {} it does not hold", job, gpu));
+  sharers_[g].erase(it);
+  change_share(gpu, -milli);
+  if (sharers_[g].empty()) {
+    owner_[g] = kFree;
+    change_free(cluster_->node_of(gpu), +1);
+    --shared_gpus_;
+  }
+}
+
+GpuId ClusterState::best_shared_gpu(GpuTypeId type, int milli) const {
+  const auto& by_room = shared_by_room_[static_cast<std::size_t>(type)];
+  auto it = by_room.lower_bound({milli, GpuId{-1}});
+  return it == by_room.end() ? GpuId{-1} : it->second;
 }
 
 }  // namespace hetsim

@@ -107,6 +107,7 @@ std::vector<RunKey> run_keys() {
   keys.push_back(key("restart_overhead_s", "--restart-overhead", K::Number, "seconds without progress at every (re)start", [](RunSpec& s) -> auto& { return s.mechanism.restart_overhead_s; }));
   keys.push_back(key("interval_s", "--interval", K::Number, "round length (s); 0 = event-driven", [](RunSpec& s) -> auto& { return s.mechanism.interval_s; }));
   keys.push_back(key("schedule_on_arrival", "--schedule-on-arrival", K::Boolean, "in round mode, also schedule at arrivals", [](RunSpec& s) -> auto& { return s.mechanism.schedule_on_arrival; }));
+  keys.push_back(key("share_slowdown", "--share-slowdown", K::Number, "rate lost, in [0, 1), by a job while it shares its GPU with others (fractional GPUs)", [](RunSpec& s) -> auto& { return s.mechanism.share_slowdown; }));
   keys.push_back(key("until_s", "--until", K::Number, "stop at this simulated time (s)", [](RunSpec& s) -> auto& { return s.mechanism.until_s; }));
   keys.push_back(key("seed", "--seed", K::Integer, "random seed (generator, randomised policies)", [](RunSpec& s) -> auto& { return s.seed; }));
   keys.push_back(RunKey{"generator.kind", "--generate", K::Text, "\"gavel\": use the Gavel-style generator", [](RunSpec& s, const nlohmann::ordered_json& v) {

@@ -84,6 +84,17 @@ void RunRecorder::change_used(std::span<const GpuId> gpus, int delta) {
   }
 }
 
+void RunRecorder::change_shared_use(GpuId gpu, int delta) {
+  if (shares_on_gpu_.empty()) shares_on_gpu_.assign(static_cast<std::size_t>(cluster_.total_gpus()), 0);
+  int& on = shares_on_gpu_[static_cast<std::size_t>(gpu)];
+  const bool was_used = on > 0;
+  on += delta;
+  if (was_used != (on > 0)) {
+    const GpuId one[] = {gpu};
+    change_used(one, delta);
+  }
+}
+
 // Every job of a same-instant group gets the count after the group's last admission; writing it
 // once per group (not once per member at every admission) keeps a burst of N arrivals O(N).
 void RunRecorder::close_group() {
@@ -128,18 +139,35 @@ void RunRecorder::on_event(const JobEvent& e) {
       if (e.restart) ++r.restarts;
       r.restart_len_s = e.restart ? e.restart_s : 0.0;
       integrate_to(now);
-      if (e.shares_with < 0) change_used(e.gpus, +1);  // a sharer's GPUs are counted with its host
+      if (e.shares_with >= 0) {
+        // space sharing (a job pair): the sharer's GPUs are counted with its host
+      } else if (e.spec && shares_gpu(*e.spec)) {
+        for (GpuId g : e.gpus) change_shared_use(g, +1);
+      } else {
+        change_used(e.gpus, +1);
+      }
       break;
     }
     case JobEventKind::Stopped:
     case JobEventKind::Completed: {
       double held = now - r.alloc_since_s;
       integrate_to(now);
-      if (e.shares_with < 0) {  // space sharing: the host's events count the GPUs' busy time
+      if (e.shares_with >= 0) {
+        // space sharing (a job pair): the host's events count the GPUs' busy time
+        r.gpu_s += held * static_cast<double>(e.gpus.size());
+      } else if (e.spec && shares_gpu(*e.spec)) {
+        // A share of one GPU: busy for its fraction of the time held.
+        const double share = e.spec->gpu_milli / 1000.0;
+        for (GpuId g : e.gpus) {
+          change_shared_use(g, -1);
+          busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held * share;
+        }
+        r.gpu_s += held * share * static_cast<double>(e.gpus.size());
+      } else {
         change_used(e.gpus, -1);
         for (GpuId g : e.gpus) busy_by_type_[static_cast<std::size_t>(cluster_.type_of(g))] += held;
+        r.gpu_s += held * static_cast<double>(e.gpus.size());
       }
-      r.gpu_s += held * static_cast<double>(e.gpus.size());
       // Restart time paid in this allocation: the overhead, cut short if the allocation ended first.
       if (!e.gpus.empty() && r.restart_len_s > 0.0) r.restart_s += std::min(held, r.restart_len_s);
       r.restart_len_s = 0.0;

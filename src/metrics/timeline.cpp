@@ -17,6 +17,11 @@ std::string json_string(std::string_view text) {
   return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Busy GPUs from thousandths: a whole number as before, three decimals when GPUs are shared.
+std::string gpus_text(long long milli) {
+  return milli % 1000 == 0 ? fmt::format("{}", milli / 1000) : fmt::format("{:.3f}", static_cast<double>(milli) / 1000.0);
+}
+
 // Integer microseconds print exactly as seconds with six decimals.
 std::string seconds_text(SimTime t) {
   const std::int64_t us = t.us();
@@ -126,7 +131,7 @@ void TimelineRecorder::close(std::size_t job, SimTime at, std::string_view reaso
           << csv_cell(std::string(reason)) << '\n';
   }
   ++slices_written_;
-  for (GpuId g : o.gpus) --busy_by_type_[static_cast<std::size_t>(c.type_of(g))];
+  for (GpuId g : o.gpus) busy_by_type_[static_cast<std::size_t>(c.type_of(g))] -= o.milli;
   o.gpus.clear();
   o.gpus.shrink_to_fit();
   o.id.clear();
@@ -140,7 +145,7 @@ void TimelineRecorder::flush_counters() {
   if (busy_by_type_ != last_busy_by_type_) {
     std::string args;
     for (std::size_t t = 0; t < busy_by_type_.size(); ++t)
-      args += fmt::format("{}{}:{}", t ? "," : "", type_names_[t], busy_by_type_[t]);
+      args += fmt::format("{}{}:{}", t ? "," : "", type_names_[t], gpus_text(busy_by_type_[t]));
     write_event(fmt::format(R"({{"ph":"C","name":"busy GPUs","pid":0,"tid":0,"ts":{},"args":{{{}}}}})", ts, args));
     last_busy_by_type_ = busy_by_type_;
   }
@@ -175,7 +180,8 @@ void TimelineRecorder::on_event(const JobEvent& event) {
       o.gpus.assign(event.gpus.begin(), event.gpus.end());
       o.start = event.time;
       o.restart = event.restart;
-      for (GpuId g : o.gpus) ++busy_by_type_[static_cast<std::size_t>(cluster_->type_of(g))];
+      o.milli = event.spec && shares_gpu(*event.spec) ? event.spec->gpu_milli : 1000;
+      for (GpuId g : o.gpus) busy_by_type_[static_cast<std::size_t>(cluster_->type_of(g))] += o.milli;
       break;
     }
     case JobEventKind::Stopped: close(j, event.time, event.reason.empty() ? "stopped" : event.reason); break;
@@ -208,12 +214,12 @@ void UtilizationRecorder::on_run_start(const Cluster& cluster) {
 }
 
 void UtilizationRecorder::write(const Row& r) {
-  int busy = 0;
-  for (int b : r.busy_by_type) busy += b;
-  out_ << seconds_text(r.time) << ',' << busy << ',' << total_gpus_ << ','
-       << fmt::format("{:.6f}", total_gpus_ > 0 ? static_cast<double>(busy) / total_gpus_ : 0.0) << ',' << r.queued
-       << ',' << r.running;
-  for (int b : r.busy_by_type) out_ << ',' << b;
+  long long busy_milli = 0;
+  for (int b : r.busy_by_type) busy_milli += b;
+  const double busy = static_cast<double>(busy_milli) / 1000.0;
+  out_ << seconds_text(r.time) << ',' << gpus_text(busy_milli) << ',' << total_gpus_ << ','
+       << fmt::format("{:.6f}", total_gpus_ > 0 ? busy / total_gpus_ : 0.0) << ',' << r.queued << ',' << r.running;
+  for (int b : r.busy_by_type) out_ << ',' << gpus_text(b);
   out_ << '\n';
   last_written_ = r;
   written_any_ = true;
@@ -226,8 +232,10 @@ void UtilizationRecorder::on_event(const JobEvent& event) {
   if (has_pending_ && pending_.time != event.time && (!written_any_ || !(pending_ == last_written_))) write(pending_);
   const auto j = static_cast<std::size_t>(event.job);
   if (j >= held_.size()) held_.resize(j + 1);
+  // Busy GPUs are counted in thousandths: a share of one GPU (JobSpec::gpu_milli) adds its fraction.
+  const int milli = event.spec && shares_gpu(*event.spec) ? event.spec->gpu_milli : 1000;
   auto release = [&] {
-    for (GpuId g : held_[j]) --pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))];
+    for (GpuId g : held_[j]) pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))] -= milli;
     held_[j].clear();
     held_[j].shrink_to_fit();
   };
@@ -235,7 +243,7 @@ void UtilizationRecorder::on_event(const JobEvent& event) {
     case JobEventKind::Started:
       release();
       held_[j].assign(event.gpus.begin(), event.gpus.end());
-      for (GpuId g : held_[j]) ++pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))];
+      for (GpuId g : held_[j]) pending_.busy_by_type[static_cast<std::size_t>(cluster_->type_of(g))] += milli;
       break;
     case JobEventKind::Stopped:
     case JobEventKind::Completed:

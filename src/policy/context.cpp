@@ -25,7 +25,9 @@ double PolicyView::attained_gpu_s(JobIndex j) const {
   const JobRuntime& job = this->job(j);
   if (job.status != JobStatus::Running || now_ <= job.updated) return job.attained_gpu_s;
   // The same sum the mechanism adds when it brings the job up to date (sched/mechanism.cpp).
-  return job.attained_gpu_s + static_cast<double>(job.gpus.size()) * (now_ - job.updated).seconds();
+  // A share of one GPU (JobSpec::gpu_milli) counts its fraction, as the mechanism does.
+  const double held = shares_gpu(*job.spec) ? job.spec->gpu_milli / 1000.0 : static_cast<double>(job.gpus.size());
+  return job.attained_gpu_s + held * (now_ - job.updated).seconds();
 }
 
 double PolicyView::rate_on_type(const JobSpec& job, GpuTypeId type, int count) const {

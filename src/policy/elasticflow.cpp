@@ -44,6 +44,7 @@ class ElasticFlowPolicy final : public SchedulingPolicy {
  public:
   explicit ElasticFlowPolicy(int max_gpus) : max_gpus_(max_gpus) {}
   std::string name() const override { return "elasticflow"; }
+  bool shares_gpus() const override { return false; }  // chooses GPU counts itself (whole GPUs)
 
   std::optional<std::string> reject_at_arrival(const JobSpec& spec, const PolicyView& ctx) override {
     if (!spec.deadline_s) return std::nullopt;

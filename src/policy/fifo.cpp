@@ -7,6 +7,7 @@
 #include "gavel_fifo.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
+#include "share_tally.hpp"
 
 namespace hetsim {
 namespace {
@@ -22,13 +23,16 @@ class FifoPolicy final : public SchedulingPolicy {
     Decision d;
     std::vector<int> free(ctx.cluster().gpu_types().size());
     for (std::size_t t = 0; t < free.size(); ++t) free[t] = ctx.state().free_of_type(static_cast<GpuTypeId>(t));
+    policy_detail::ShareTally shares(ctx.state());
     for (JobIndex j : ctx.pending()) {
       const JobSpec& spec = *ctx.job(j).spec;
+      const bool share = shares_gpu(spec);
       GpuTypeId pick = -1;
       double best = 0.0;
       for (std::size_t t = 0; t < free.size(); ++t) {
         auto type = static_cast<GpuTypeId>(t);
-        if (free[t] < spec.requested_gpus) continue;
+        // A fraction of a GPU also fits on a shared GPU with room (ShareTally: the mechanism's rule).
+        if (share ? !shares.fits(type, spec.gpu_milli, free[t]) : free[t] < spec.requested_gpus) continue;
         double rate = ctx.rate_on_type(spec, type, spec.requested_gpus);
         if (!(rate > 0.0)) continue;
         if (pick < 0 || (choice_ == TypeChoice::Fastest && rate > best)) {
@@ -38,7 +42,10 @@ class FifoPolicy final : public SchedulingPolicy {
         if (choice_ == TypeChoice::First) break;
       }
       if (pick < 0) break;  // the head blocks the queue
-      free[static_cast<std::size_t>(pick)] -= spec.requested_gpus;
+      if (share)
+        shares.take(pick, spec.gpu_milli, free[static_cast<std::size_t>(pick)]);
+      else
+        free[static_cast<std::size_t>(pick)] -= spec.requested_gpus;
       d.allocate.push_back({j, pick, spec.requested_gpus, {}});
     }
     return d;

@@ -21,6 +21,7 @@ class HeetPolicy final : public SchedulingPolicy {
  public:
   explicit HeetPolicy(double round_s) : round_s_(round_s) {}
   std::string name() const override { return "heet"; }
+  bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
   std::optional<double> round_s() const override { return round_s_; }
 
   Decision schedule(const PolicyView& ctx) override {

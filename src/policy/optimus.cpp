@@ -27,6 +27,7 @@ namespace {
 class OptimusPolicy final : public SchedulingPolicy {
  public:
   std::string name() const override { return "optimus"; }
+  bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
 
   Decision schedule(const PolicyView& ctx) override {
     const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());

@@ -33,6 +33,7 @@ class PolluxPolicy final : public SchedulingPolicy {
  public:
   explicit PolluxPolicy(double stickiness) : stickiness_(stickiness) {}
   std::string name() const override { return "pollux"; }
+  bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
 
   Decision schedule(const PolicyView& ctx) override {
     const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());

@@ -20,6 +20,7 @@ class SrsfPolicy final : public SchedulingPolicy {
  public:
   SrsfPolicy(double round_s, std::uint64_t seed) : round_s_(round_s), binding_(seed) {}
   std::string name() const override { return "srsf"; }
+  bool shares_gpus() const override { return false; }  // chooses GPU counts itself (whole GPUs)
   std::optional<double> round_s() const override { return round_s_; }
 
   Decision schedule(const PolicyView& ctx) override {

@@ -43,6 +43,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
  public:
   TiresiasPolicy(double threshold_gpu_s, double starvation) : threshold_gpu_s_(threshold_gpu_s), starvation_(starvation) {}
   std::string name() const override { return "tiresias"; }
+  bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
 
   Decision schedule(const PolicyView& ctx) override {
     const auto now = static_cast<long long>(std::floor(ctx.now().seconds()));

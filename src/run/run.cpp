@@ -57,6 +57,21 @@ void add_solver_stats(RunSummary& s, const SolverStats& solver) {
   s.solver_s_max = solver.solver_s_max;
 }
 
+// Jobs asking for a fraction of a GPU (JobSpec::gpu_milli) in `w`.
+std::size_t count_fractional(const Workload& w) {
+  return static_cast<std::size_t>(std::count_if(w.jobs.begin(), w.jobs.end(), [](const JobSpec& j) { return shares_gpu(j); }));
+}
+
+// Where GPUs are not shared (the round mechanism, policies that pick exact free GPUs), fractional
+// jobs run on one whole GPU each, as before GPU sharing: returns the one note saying so ("" when
+// `w` has no such job).
+std::string run_fractions_whole(Workload& w, const std::string& where) {
+  const std::size_t n = count_fractional(w);
+  if (n == 0) return {};
+  for (JobSpec& j : w.jobs) j.gpu_milli = ClusterState::kWholeMilli;
+  return fmt::format("{} does not share GPUs: {} jobs asking for a fraction of a GPU run on 1 whole GPU each", where, n);
+}
+
 // The standard recorder first, then the caller's sinks, each told the cluster before the run.
 std::vector<JobEventSink*> with_extra_sinks(const Cluster& cluster, RunRecorder& recorder,
                                             std::span<JobEventSink* const> extra_sinks) {
@@ -104,24 +119,43 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
                    SchedulingPolicy& policy, const PlacementPolicy& placement, const MechanismConfig& config,
                    RunInfo info, std::span<JobEventSink* const> extra_sinks) {
   info.mechanism = config.interval_s > 0 ? "rounds" : "event";
-  return run_recorded(cluster, workload, model, std::move(info), extra_sinks,
-                      [&](std::vector<JobEventSink*> sinks, RunOutput&) {
-                        return Mechanism(cluster, workload, model, policy, placement, config, std::move(sinks)).run();
-                      });
+  // run_simulation has already given whole GPUs where the policy cannot share; a direct caller
+  // gets the same rule and its warning.
+  std::optional<Workload> whole;
+  std::string note;
+  if (!policy.shares_gpus() && count_fractional(workload) > 0) {
+    whole = workload;
+    note = run_fractions_whole(*whole, fmt::format("policy '{}'", policy.name()));
+  }
+  const Workload& jobs = whole ? *whole : workload;
+  RunOutput out = run_recorded(cluster, jobs, model, std::move(info), extra_sinks,
+                               [&](std::vector<JobEventSink*> sinks, RunOutput&) {
+                                 return Mechanism(cluster, jobs, model, policy, placement, config, std::move(sinks)).run();
+                               });
+  if (!note.empty()) out.stats.warnings.insert(out.stats.warnings.begin(), note);
+  return out;
 }
 
 RunOutput simulate_gavel(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                          AllocationPolicy& policy, const GavelConfig& config, RunInfo info,
                          std::span<JobEventSink* const> extra_sinks) {
   info.mechanism = "gavel";
-  RunOutput out = run_recorded(cluster, workload, model, std::move(info), extra_sinks,
+  std::optional<Workload> whole;  // as in simulate(): the round mechanism gives whole GPUs
+  std::string note;
+  if (count_fractional(workload) > 0) {
+    whole = workload;
+    note = run_fractions_whole(*whole, "the gavel mechanism");
+  }
+  const Workload& jobs = whole ? *whole : workload;
+  RunOutput out = run_recorded(cluster, jobs, model, std::move(info), extra_sinks,
                                [&](std::vector<JobEventSink*> sinks, RunOutput& o) {
-                                 GavelMechanism mechanism(cluster, workload, model, policy, config, std::move(sinks));
+                                 GavelMechanism mechanism(cluster, jobs, model, policy, config, std::move(sinks));
                                  MechanismStats stats = mechanism.run();
                                  o.solver = mechanism.solver();
                                  return stats;
                                });
   add_solver_stats(out.summary, out.solver);
+  if (!note.empty()) out.stats.warnings.insert(out.stats.warnings.begin(), note);
   return out;
 }
 
@@ -327,6 +361,8 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   if (auto p = seconds_problem("interval_s", spec.mechanism.interval_s, 1e-3)) return p;
   if (spec.mechanism.until_s)
     if (auto p = seconds_problem("until_s", *spec.mechanism.until_s, 0.0)) return p;
+  if (!(spec.mechanism.share_slowdown >= 0.0 && spec.mechanism.share_slowdown < 1.0))
+    return P{"share_slowdown", fmt::format("must be a share of the rate in [0, 1), got {}", spec.mechanism.share_slowdown)};
   const double round_s = spec.trace_options.heet_round_s;
   if (!(round_s > 0.0 && round_s <= kMaxSimSeconds))
     return P{"heet_round_s", fmt::format("must be a number of seconds in (0, {:.0e}], got {}", kMaxSimSeconds, round_s)};
@@ -387,6 +423,12 @@ std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const 
   if (spec.profiling != "oracle")
     return RunSpecProblem{"profiling", "'cf' plans with predictions in the event mechanism only, not --mechanism gavel",
                           true};
+  if (spec.mechanism.share_slowdown != 0.0)
+    return RunSpecProblem{"share_slowdown",
+                          fmt::format("GPU sharing is modelled by the event mechanism only; policy '{}' runs under the "
+                                      "gavel mechanism, which gives fractional jobs whole GPUs",
+                                      spec.policy),
+                          true};
   // The time-sharing mechanism places jobs itself (docs/policies.md); a placement would be recorded
   // in summary.json without having been used.
   if (spec.placement != RunSpec{}.placement)
@@ -441,6 +483,11 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   std::vector<std::string> input_notes;  // cluster importer and trace reader notes, for stderr and summary.json
   const Cluster cluster = load_run_cluster(spec, &input_notes);
   RunInputs in = load_run_inputs(spec, cluster);
+  if (gavel || !policy->shares_gpus()) {
+    const std::string where =
+        gavel ? fmt::format("policy '{}' under the gavel mechanism", spec.policy) : fmt::format("policy '{}'", spec.policy);
+    if (std::string note = run_fractions_whole(in.workload, where); !note.empty()) in.workload.notes.push_back(note);
+  }
   const Workload& workload = in.workload;
   const ThroughputModel& model = *in.model;
   check_until(workload, spec.mechanism);

@@ -67,6 +67,8 @@ nlohmann::ordered_json run_settings(const RunSpec& spec) {
   j["restart_overhead_s"] = spec.mechanism.restart_overhead_s;
   j["interval_s"] = spec.mechanism.interval_s;
   j["schedule_on_arrival"] = spec.mechanism.schedule_on_arrival;
+  // Written only when set, so runs without GPU sharing keep their summary.json byte for byte.
+  if (spec.mechanism.share_slowdown != 0.0) j["share_slowdown"] = spec.mechanism.share_slowdown;
   if (spec.mechanism.until_s) j["until_s"] = *spec.mechanism.until_s;
   j["seed"] = spec.seed;
   if (spec.generator) {

@@ -18,6 +18,7 @@ constexpr const char* kNoLeftover = "no leftover at completion";
 constexpr const char* kFinishedOnce = "no job finished twice";
 constexpr const char* kAccounted = "every job accounted for";
 constexpr const char* kUtilisation = "utilisation in [0,1]";
+constexpr const char* kShareFits = "GPU shares sum to at most 1";
 
 const char* verb_of(JobEventKind kind) {
   switch (kind) {
@@ -63,7 +64,9 @@ InvariantChecker::InvariantChecker(const Cluster& cluster, const ThroughputModel
       profiling_s_(profiling_s),
       books_(jobs),
       holder_(static_cast<std::size_t>(cluster.total_gpus()), ClusterState::kFree),
-      held_by_type_(cluster.gpu_types().size(), 0) {}
+      held_by_type_(cluster.gpu_types().size(), 0),
+      share_milli_(static_cast<std::size_t>(cluster.total_gpus()), 0),
+      share_jobs_(static_cast<std::size_t>(cluster.total_gpus()), 0) {}
 
 std::string InvariantChecker::gpu_name(GpuId gpu) const {
   if (gpu < 0 || gpu >= cluster_.total_gpus()) return fmt::format("GPU #{} (out of range)", gpu);
@@ -97,6 +100,8 @@ void InvariantChecker::on_started(const JobEvent& event, const JobRuntime& job) 
   if (event.shares_with >= 0) {
     check_host_holds(event);  // space sharing: the GPUs stay the host's
     books_[static_cast<std::size_t>(event.shares_with)].paired = true;
+  } else if (shares_gpu(*event.spec)) {
+    on_share_started(event);
   } else {
     check_no_gpu_held_twice(event);
     for (GpuId g : event.gpus) {
@@ -129,16 +134,70 @@ void InvariantChecker::on_released(const JobEvent& event, const JobRuntime& job)
     books.paired = false;
     return;
   }
-  check_release_of_held(event);
+  if (!shares_gpu(*event.spec)) check_release_of_held(event);
   close_segment(books, job, event.time);
   books.rounds_held += passes_ - books.started_after_pass;
   books.ended_paired = books.paired;
   books.paired = false;
+  if (shares_gpu(*event.spec)) {
+    on_share_released(event);
+    return;
+  }
   for (GpuId g : event.gpus) {
     holder_[static_cast<std::size_t>(g)] = ClusterState::kFree;
     --held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
   }
   held_ -= static_cast<std::int64_t>(event.gpus.size());
+}
+
+// A share of one GPU (JobSpec::gpu_milli): the GPU is free or shared, and the shares on it sum to
+// at most one GPU. A GPU counts as held once, by its first share.
+void InvariantChecker::on_share_started(const JobEvent& event) {
+  check_share_fits(event);
+  const GpuId g = event.gpus.front();
+  const auto i = static_cast<std::size_t>(g);
+  if (share_jobs_[i]++ == 0) {
+    holder_[i] = ClusterState::kShared;
+    ++held_by_type_[static_cast<std::size_t>(cluster_.type_of(g))];
+    ++shared_gpus_;
+  }
+  share_milli_[i] += event.spec->gpu_milli;
+  share_milli_held_ += event.spec->gpu_milli;
+}
+
+void InvariantChecker::on_share_released(const JobEvent& event) {
+  const bool one = event.gpus.size() == 1 && event.gpus.front() >= 0 && event.gpus.front() < cluster_.total_gpus();
+  const auto i = one ? static_cast<std::size_t>(event.gpus.front()) : 0;
+  if (!one || holder_[i] != ClusterState::kShared || share_jobs_[i] == 0 || share_milli_[i] < event.spec->gpu_milli)
+    throw InvariantViolation(kGpusHeld, event.time,
+                             fmt::format("job {} {} and released a share of {}, which it did not hold", event.spec->id,
+                                         verb_of(event.kind), event.gpus.empty() ? std::string("no GPU") : gpu_name(event.gpus.front())));
+  share_milli_[i] -= event.spec->gpu_milli;
+  share_milli_held_ -= event.spec->gpu_milli;
+  if (--share_jobs_[i] == 0) {
+    holder_[i] = ClusterState::kFree;
+    --held_by_type_[static_cast<std::size_t>(cluster_.type_of(event.gpus.front()))];
+    --shared_gpus_;
+  }
+}
+
+void InvariantChecker::check_share_fits(const JobEvent& event) const {
+  const JobSpec& spec = *event.spec;
+  if (event.gpus.size() != 1 || event.gpus.front() < 0 || event.gpus.front() >= cluster_.total_gpus())
+    throw InvariantViolation(kShareFits, event.time,
+                             fmt::format("job {} asks for {}/1000 of one GPU and started on {} GPUs", spec.id,
+                                         spec.gpu_milli, event.gpus.size()));
+  const GpuId g = event.gpus.front();
+  const std::int64_t holder = holder_[static_cast<std::size_t>(g)];
+  if (holder != ClusterState::kFree && holder != ClusterState::kShared)
+    throw InvariantViolation(kShareFits, event.time,
+                             fmt::format("job {} shares {}, which job {} holds whole", spec.id, gpu_name(g),
+                                         books_[static_cast<std::size_t>(holder)].spec->id));
+  const int sum = share_milli_[static_cast<std::size_t>(g)] + spec.gpu_milli;
+  if (sum > ClusterState::kWholeMilli)
+    throw InvariantViolation(kShareFits, event.time,
+                             fmt::format("job {}'s {}/1000 brings the shares of {} to {}/1000", spec.id, spec.gpu_milli,
+                                         gpu_name(g), sum));
 }
 
 void InvariantChecker::mark_dirty(JobIndex j) {
@@ -213,8 +272,8 @@ void InvariantChecker::at_run_end(SimTime end) const {
     throw InvariantViolation(kAccounted, end,
                              name + " was read but has no final event (completed, rejected or unfinished)");
   }
-  if (held_ != 0)
-    throw InvariantViolation(kGpusHeld, end, fmt::format("{} GPUs still held when every job is final", held_));
+  if (held_ != 0 || shared_gpus_ != 0)
+    throw InvariantViolation(kGpusHeld, end, fmt::format("{} GPUs still held when every job is final", held_ + shared_gpus_));
 }
 
 void InvariantChecker::check_no_gpu_held_twice(const JobEvent& event) const {
@@ -222,6 +281,10 @@ void InvariantChecker::check_no_gpu_held_twice(const JobEvent& event) const {
     if (g < 0 || g >= cluster_.total_gpus())
       throw InvariantViolation(kGpuExclusive, event.time, fmt::format("job {} started on {}", event.spec->id, gpu_name(g)));
     const std::int64_t other = holder_[static_cast<std::size_t>(g)];
+    if (other == ClusterState::kShared)
+      throw InvariantViolation(kGpuExclusive, event.time,
+                               fmt::format("job {} holds {}, which {} fractional jobs share", event.spec->id,
+                                           gpu_name(g), share_jobs_[static_cast<std::size_t>(g)]));
     if (other != ClusterState::kFree)
       throw InvariantViolation(kGpuExclusive, event.time,
                                fmt::format("job {} and job {} both hold {}", books_[static_cast<std::size_t>(other)].spec->id,
@@ -251,7 +314,14 @@ void InvariantChecker::check_allocation(SimTime now, const JobRuntime& job, cons
     throw InvariantViolation(kGpusHeld, now, fmt::format("job {} is running with {} GPUs and {} in the running set",
                                                          job.spec->id, job.gpus.size(),
                                                          table.running().count(job.index) ? "is" : "is not"));
-  auto name = [](std::int64_t j) { return j == ClusterState::kFree ? std::string("nobody") : fmt::format("job index {}", j); };
+  if (shares_gpu(*job.spec)) {
+    check_share_allocation(now, job, table);
+    return;
+  }
+  auto name = [](std::int64_t j) {
+    if (j == ClusterState::kShared) return std::string("fractional jobs sharing it");
+    return j == ClusterState::kFree ? std::string("nobody") : fmt::format("job index {}", j);
+  };
   for (GpuId g : job.gpus) {
     const bool in_range = g >= 0 && g < cluster_.total_gpus();
     const std::int64_t owner = in_range ? table.state().owner(g) : ClusterState::kFree;
@@ -284,6 +354,33 @@ void InvariantChecker::check_shared_allocation(SimTime now, const JobRuntime& jo
                              fmt::format("job {} shares the GPUs of job {}, which does not run on the same GPUs",
                                          job.spec->id, h.spec->id));
   check_allocation(now, h, table);
+// A running share: one GPU, shared in the cluster state with this job among its sharers, and
+// shared per the events.
+void InvariantChecker::check_share_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const {
+  const GpuId g = job.gpus.front();
+  const bool ok = job.gpus.size() == 1 && g >= 0 && g < cluster_.total_gpus() &&
+                  table.state().owner(g) == ClusterState::kShared &&
+                  holder_[static_cast<std::size_t>(g)] == ClusterState::kShared &&
+                  std::find(table.state().sharers(g).begin(), table.state().sharers(g).end(), job.index) !=
+                      table.state().sharers(g).end();
+  if (!ok)
+    throw InvariantViolation(kGpusHeld, now,
+                             fmt::format("job {} runs on a share of {}, which the cluster state or its events do not "
+                                         "show it sharing",
+                                         job.spec->id, gpu_name(g)));
+}
+
+// The shares of the running jobs, the cluster state's and the events' agree, in GPUs and thousandths.
+void InvariantChecker::check_shares_held(SimTime now, const JobTable& table) const {
+  const ClusterState& state = table.state();
+  if (share_milli_allocated_ == state.shared_milli_total() && share_milli_allocated_ == share_milli_held_ &&
+      shared_gpus_ == state.shared_gpus())
+    return;
+  throw InvariantViolation(kGpusHeld, now,
+                           fmt::format("running jobs hold {}/1000 of shared GPUs, the cluster state counts {}/1000 on "
+                                       "{} shared GPUs, the events {}/1000 on {}",
+                                       share_milli_allocated_, state.shared_milli_total(), state.shared_gpus(),
+                                       share_milli_held_, shared_gpus_));
 }
 
 // The jobs with an event since the last pass are checked one by one and recounted; the totals
@@ -300,15 +397,21 @@ void InvariantChecker::check_gpus_held(SimTime now, const JobTable& table) {
     else if (running)
       check_allocation(now, job, table);
     allocated_ -= books.counted_gpus;
-    running_counted_ -= (books.counted_gpus > 0 ? 1 : 0) + (books.counted_sharing ? 1 : 0);
-    books.counted_gpus = running && !sharing ? static_cast<int>(job.gpus.size()) : 0;
+    share_milli_allocated_ -= books.counted_milli;
+    running_counted_ -= (books.counted_gpus > 0 || books.counted_milli > 0 ? 1 : 0) + (books.counted_sharing ? 1 : 0);
+    const bool share = shares_gpu(*job.spec);
+    books.counted_gpus = running && !sharing && !share ? static_cast<int>(job.gpus.size()) : 0;
+    books.counted_milli = running && share ? job.spec->gpu_milli : 0;
     books.counted_sharing = sharing;
     allocated_ += books.counted_gpus;
-    running_counted_ += (books.counted_gpus > 0 ? 1 : 0) + (sharing ? 1 : 0);
+    share_milli_allocated_ += books.counted_milli;
+    running_counted_ += (books.counted_gpus > 0 || books.counted_milli > 0 ? 1 : 0) + (sharing ? 1 : 0);
   }
   dirty_.clear();
+  check_shares_held(now, table);
   const ClusterState& state = table.state();
-  const std::int64_t in_use = cluster_.total_gpus() - state.free_total();
+  // GPUs held whole: a shared GPU is used (not free) but held by shares, counted above.
+  const std::int64_t in_use = cluster_.total_gpus() - state.free_total() - state.shared_gpus();
   if (allocated_ != in_use || allocated_ != held_ || running_counted_ != table.running().size())
     throw InvariantViolation(kGpusHeld, now,
                              fmt::format("{} running jobs hold {} GPUs, the cluster state counts {} in use and {} jobs "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "hetsim/sched/admission.hpp"
 #include "hetsim/util/error.hpp"
@@ -57,7 +58,12 @@ double JobTable::restart_overhead_of(const JobRuntime& job) const {
 
 void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now) {
   JobRuntime& job = this->job(j);
-  state_.assign(j, gpus);
+  if (shares_gpu(*job.spec)) {
+    if (gpus.size() != 1) throw std::logic_error(fmt::format("job {} takes a share of one GPU, given {}", job.spec->id, gpus.size()));
+    state_.assign_share(j, gpus.front(), job.spec->gpu_milli);
+  } else {
+    state_.assign(j, gpus);
+  }
   job.gpus = std::move(gpus);
   job.gpu_type = cluster_.type_of(job.gpus.front());
   job.rate = rate;
@@ -81,7 +87,7 @@ void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime n
 void JobTable::stop(JobIndex j, SimTime now, StopReason why) {
   JobRuntime& job = this->job(j);
   emit(now, JobEventKind::Stopped, job, job.gpus, to_string(why), why);
-  state_.release(j, job.gpus);
+  release_gpus(job);
   job.gpus.clear();
   job.gpu_type = -1;
   job.rate = 0.0;
@@ -113,7 +119,7 @@ void JobTable::finish(JobIndex j, SimTime now) {
   if (checker_) checker_->before_completion(job, now);
   job.remaining_work = 0.0;  // the completion is authoritative; drop rounding residue
   job.work_done = job.spec->work;
-  state_.release(j, job.gpus);
+  release_gpus(job);
   job.status = JobStatus::Completed;
   ++job.generation;
   running_.erase(j);
@@ -163,6 +169,13 @@ void JobTable::end_run(SimTime end) {
     checker_->at_run_end(end);
     stats_.checked_final_events = checker_->final_counts();
   }
+}
+
+void JobTable::release_gpus(const JobRuntime& job) {
+  if (shares_gpu(*job.spec))
+    for (GpuId g : job.gpus) state_.release_share(job.index, g, job.spec->gpu_milli);
+  else
+    state_.release(job.index, job.gpus);
 }
 
 void JobTable::mark_changed(JobIndex j) {

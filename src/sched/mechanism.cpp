@@ -18,9 +18,13 @@ Mechanism::Mechanism(const Cluster& cluster, const Workload& workload, const Thr
       config_(config),
       table_(cluster, workload, model,
              LifecycleConfig{config.restart_overhead_s, config.profiling_s, config.check_invariants,
-                             config.shared_network ? ProgressKind::SharedRates : ProgressKind::Exact},
+                             config.shared_network || config.share_slowdown > 0.0 ? ProgressKind::SharedRates
+                                                                                  : ProgressKind::Exact},
              std::move(sinks)) {
   allocated_in_pass_.assign(table_.size(), 0);
+  share_factor_.assign(table_.size(), 1.0);
+  if (!(config_.share_slowdown >= 0.0 && config_.share_slowdown < 1.0))
+    throw std::invalid_argument(fmt::format("share slowdown must be in [0, 1), got {}", config_.share_slowdown));
   if (config_.shared_network) {
     if (!model_.topology())
       throw std::invalid_argument(fmt::format("the shared network needs a model that prices communication over the "
@@ -119,7 +123,9 @@ void Mechanism::on_completion(JobIndex j, std::uint64_t generation) {
   JobRuntime& job = table_.job(j);
   if (job.status != JobStatus::Running || job.generation != generation) return;  // stale
   advance(job);
+  const GpuId shared = shares_gpu(*job.spec) ? job.gpus.front() : GpuId{-1};
   table_.finish(j, sim_.now());
+  if (shared >= 0) reshare(shared, -1);
   if (network_) {
     network_->remove(j);
     share_network();  // the jobs it shared links with speed up at this instant
@@ -232,6 +238,7 @@ std::vector<const AllocationRequest*> Mechanism::release_for(const Decision& dec
 
 bool Mechanism::place(const AllocationRequest& req) {
   JobRuntime& job = table_.job(req.job);
+  if (shares_gpu(*job.spec)) return place_share(req);
   const ClusterState& state = table_.state();
   std::vector<GpuId> gpus;
   if (!req.gpus.empty()) {
@@ -264,6 +271,75 @@ bool Mechanism::place(const AllocationRequest& req) {
   return true;
 }
 
+// A job asking for a fraction of a GPU: the exact GPU the policy names if it has room, else the
+// best fit among the shared GPUs of the type (least room left that still fits: the baseline the
+// OpenB paper's fragmentation-aware scheduler compares against, Weng et al., ATC'23), else the free
+// GPU the placement policy picks.
+bool Mechanism::place_share(const AllocationRequest& req) {
+  JobRuntime& job = table_.job(req.job);
+  const ClusterState& state = table_.state();
+  const int milli = job.spec->gpu_milli;
+  auto has_room = [&](GpuId g) {
+    return g >= 0 && g < cluster_.total_gpus() &&
+           (state.owner(g) == ClusterState::kFree ||
+            (state.owner(g) == ClusterState::kShared && state.shared_milli(g) + milli <= ClusterState::kWholeMilli));
+  };
+  std::vector<GpuId> gpus;
+  if (!req.gpus.empty()) {
+    if (req.gpus.size() != 1 || !has_room(req.gpus.front())) {
+      refuse(fmt::format("job {}: a {}/1000 share of one GPU requested on GPUs that are not one GPU with that much room",
+                         job.spec->id, milli));
+      return false;
+    }
+    gpus = req.gpus;
+  } else {
+    if (req.gpu_count != 1) {
+      refuse(fmt::format("job {}: takes a {}/1000 share of one GPU, not {} GPUs", job.spec->id, milli, req.gpu_count));
+      return false;
+    }
+    const GpuId best = state.best_shared_gpu(req.gpu_type, milli);
+    if (best >= 0)
+      gpus = {best};
+    else
+      gpus = placement_.place(state, *job.spec, req.gpu_type, 1, model_);
+    if (gpus.empty()) {
+      refuse(fmt::format("job {}: a {}/1000 share of a GPU of type {} requested but none has room", job.spec->id, milli,
+                         cluster_.gpu_types()[static_cast<std::size_t>(req.gpu_type)].name));
+      return false;
+    }
+    if (gpus.size() != 1 || !has_room(gpus.front()) || cluster_.type_of(gpus.front()) != req.gpu_type)
+      throw std::logic_error(fmt::format("placement '{}' gave job {} a GPU that is busy or not of its type",
+                                         placement_.name(), job.spec->id));
+  }
+  if (req.batch_size > 0) job.batch_size = req.batch_size;
+  if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
+    refuse(fmt::format("job {}: zero throughput on the requested GPUs; not placed", job.spec->id));
+    return false;
+  }
+  start_job(job, std::move(gpus));
+  return true;
+}
+
+double Mechanism::share_factor_now(const JobRuntime& job) const {
+  if (config_.share_slowdown <= 0.0 || !shares_gpu(*job.spec) || job.gpus.empty()) return 1.0;
+  return table_.state().sharers(job.gpus.front()).size() > 1 ? 1.0 - config_.share_slowdown : 1.0;
+}
+
+void Mechanism::reshare(GpuId gpu, JobIndex except) {
+  if (config_.share_slowdown <= 0.0) return;
+  for (std::int64_t j : table_.state().sharers(gpu)) {
+    if (j == except) continue;
+    JobRuntime& job = table_.job(j);
+    const double factor = share_factor_now(job);
+    if (factor == share_factor_[static_cast<std::size_t>(j)]) continue;
+    advance(job);  // progress up to now at the old factor
+    share_factor_[static_cast<std::size_t>(j)] = factor;
+    table_.change_rate(j, model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done) * factor,
+                       sim_.now());
+    schedule_completion(job);
+  }
+}
+
 void Mechanism::check_placement(const JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) const {
   // A placement policy that breaks its contract is a bug: stop the run (exit code 1) rather than
   // simulate an impossible allocation.
@@ -290,12 +366,17 @@ void Mechanism::advance(JobRuntime& job) {
         job.work_done += job.rate * dt;
       } else {
         // Progress-dependent rate: integrate piece by piece; a crossed breakpoint is hit exactly.
-        job.work_done = progress_after(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done, dt);
+        // A share factor f slows the whole curve alike: dt at f x rate is f x dt at the rate.
+        const double factor = share_factor_[static_cast<std::size_t>(job.index)];
+        job.work_done =
+            progress_after(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done, dt * factor);
         job.remaining_work = std::max(0.0, job.spec->work - job.work_done);
-        job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
+        job.rate = model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done) * factor;
       }
     }
-    job.attained_gpu_s += static_cast<double>(job.gpus.size()) * (now - job.updated).seconds();
+    // GPU-seconds held: a share of one GPU counts its fraction.
+    const double held = shares_gpu(*job.spec) ? job.spec->gpu_milli / 1000.0 : static_cast<double>(job.gpus.size());
+    job.attained_gpu_s += held * (now - job.updated).seconds();
   }
   job.updated = now;
 }
@@ -305,7 +386,8 @@ void Mechanism::schedule_completion(JobRuntime& job) {
   if (!std::isfinite(model_.next_rate_change(*job.spec, job.work_done))) {
     seconds = job.remaining_work / job.rate;
   } else {
-    seconds = seconds_to_finish(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done);
+    seconds = seconds_to_finish(model_, *job.spec, cluster_, job.gpus, job.batch_size, job.work_done) /
+              share_factor_[static_cast<std::size_t>(job.index)];
     if (!std::isfinite(seconds)) return;  // never completes here; a later decision must move it
   }
   SimTime start = std::max(job.resume_at, sim_.now());
@@ -318,13 +400,22 @@ void Mechanism::schedule_completion(JobRuntime& job) {
 void Mechanism::change_batch(JobRuntime& job, int batch_size) {
   advance(job);
   table_.change_batch(job.index, batch_size,
-                      model_.rate_at(*job.spec, cluster_, job.gpus, batch_size, job.work_done), sim_.now());
+                      model_.rate_at(*job.spec, cluster_, job.gpus, batch_size, job.work_done) *
+                          share_factor_[static_cast<std::size_t>(job.index)],
+                      sim_.now());
   schedule_completion(job);
 }
 
 void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
-  const double rate = model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done);
+  double rate = model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done);
+  if (shares_gpu(*job.spec)) {
+    const ClusterState& state = table_.state();
+    const bool crowded = config_.share_slowdown > 0.0 && state.owner(gpus.front()) == ClusterState::kShared;
+    share_factor_[static_cast<std::size_t>(job.index)] = crowded ? 1.0 - config_.share_slowdown : 1.0;
+    rate *= share_factor_[static_cast<std::size_t>(job.index)];
+  }
   table_.start(job.index, std::move(gpus), rate, sim_.now());
+  if (shares_gpu(*job.spec)) reshare(job.gpus.front(), job.index);
   if (network_)
     if (auto demand = model_.network_demand(*job.spec, job.gpus)) network_->add(job.index, std::move(*demand));
   schedule_completion(job);
@@ -332,8 +423,10 @@ void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {
 
 void Mechanism::stop_job(JobRuntime& job, StopReason why) {
   advance(job);
+  const GpuId shared = shares_gpu(*job.spec) ? job.gpus.front() : GpuId{-1};
   table_.stop(job.index, sim_.now(), why);
   if (network_) network_->remove(job.index);
+  if (shared >= 0) reshare(shared, -1);
 }
 
 // After the allocations of a pass (or a completion) changed: jobs whose share of a link changed
@@ -345,7 +438,8 @@ void Mechanism::share_network() {
     JobRuntime& job = table_.job(c.job);
     advance(job);
     const double rate =
-        c.speed == 1.0 ? model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done) : c.rate;
+        (c.speed == 1.0 ? model_.rate_at(*job.spec, cluster_, job.gpus, job.batch_size, job.work_done) : c.rate) *
+        share_factor_[static_cast<std::size_t>(job.index)];
     table_.change_rate(c.job, rate, sim_.now());
     schedule_completion(job);
   }

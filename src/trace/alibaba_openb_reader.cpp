@@ -73,7 +73,7 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
 
   std::vector<JobSpec> jobs;
   std::set<std::string, std::less<>> names;
-  std::size_t cpu_only = 0, sharing = 0, sharing_multi = 0, unscheduled = 0, running = 0, constrained = 0;
+  std::size_t cpu_only = 0, sharing = 0, sharing_multi = 0, zero_milli = 0, unscheduled = 0, running = 0, constrained = 0;
   while (trace_detail::next_csv_row(cursor, f, count, path)) {
     const std::size_t ln = cursor.number();
     const std::string_view name = trim(f[c.name]);
@@ -107,9 +107,15 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     job.requested_gpus = num_gpu;
     job.min_gpus = num_gpu;
     job.max_gpus = num_gpu;
-    // A GPU-sharing pod holds a fraction of one GPU; hetsim allocates whole GPUs, so it gets one
-    // (num_gpu whole GPUs in the unpublished case of a fraction on several).
-    if (num_gpu > 0 && milli < kWholeGpuMilli) ++(num_gpu == 1 ? sharing : sharing_multi);
+    // A GPU-sharing pod (num_gpu = 1, 0 < gpu_milli < 1000) holds that fraction of one GPU and
+    // shares it with other such pods (Weng et al., ATC'23). A fraction on several GPUs (not in the
+    // published files) and gpu_milli = 0 on a GPU pod run on whole GPUs, each counted in a note.
+    if (num_gpu == 1 && milli > 0 && milli < kWholeGpuMilli) {
+      job.gpu_milli = static_cast<int>(milli);
+      ++sharing;
+    } else if (num_gpu > 0 && milli < kWholeGpuMilli) {
+      ++(num_gpu == 1 ? zero_milli : sharing_multi);
+    }
     if (!scheduled) ++unscheduled;
     if (c.pod_phase != kAbsentColumn && trim(f[c.pod_phase]) == "Running") ++running;
     if (c.gpu_spec != kAbsentColumn) {
@@ -127,7 +133,11 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
   w.notes.push_back(fmt::format("{}: {} GPU pods read as jobs; {} CPU-only pods (num_gpu = 0) skipped: not GPU jobs",
                                 tag, w.jobs.size(), cpu_only));
   if (sharing > 0)
-    w.notes.push_back(fmt::format("{}: {} GPU-sharing pods (gpu_milli < 1000) each run on 1 whole GPU", tag, sharing));
+    w.notes.push_back(fmt::format("{}: {} GPU-sharing pods (num_gpu = 1, gpu_milli < 1000) hold their fraction of one "
+                                  "GPU, shared with other such pods (whole GPUs under policies that cannot share)",
+                                  tag, sharing));
+  if (zero_milli > 0)
+    w.notes.push_back(fmt::format("{}: {} pods with num_gpu = 1 and gpu_milli = 0 run on 1 whole GPU", tag, zero_milli));
   if (unscheduled > 0)
     w.notes.push_back(fmt::format("{}: {} pods were never scheduled (empty scheduled_time): duration counted from "
                                   "creation_time",

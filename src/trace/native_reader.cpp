@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/trace/trace_reader.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
@@ -31,12 +32,13 @@ enum Column : std::size_t {
   MinGpus,
   MaxGpus,
   DeadlineS,
+  GpuMilli,
   ColumnCount
 };
 
 constexpr std::array<std::string_view, ColumnCount> column_names = {
     "job_id",   "submit_s",   "num_gpus",        "duration_s", "iterations", "epochs",
-    "job_type", "batch_size", "priority_weight", "min_gpus",   "max_gpus",   "deadline_s"};
+    "job_type", "batch_size", "priority_weight", "min_gpus",   "max_gpus",   "deadline_s", "gpu_milli"};
 
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
@@ -65,7 +67,7 @@ NativeColumns parse_header(const std::string& path, std::size_t line_no, std::st
       throw InputError(path, line_no, std::string(name),
                        "unknown column (known: job_id, submit_s, num_gpus, duration_s, "
                        "iterations, epochs, job_type, batch_size, priority_weight, min_gpus, "
-                       "max_gpus, deadline_s)");
+                       "max_gpus, deadline_s, gpu_milli)");
     }
     if (cols.index[c] != absent) {
       throw InputError(path, line_no, std::string(name), "column appears twice in the header");
@@ -92,6 +94,20 @@ NativeColumns parse_header(const std::string& path, std::size_t line_no, std::st
                                  work_columns));
   }
   return cols;
+}
+
+// `gpu_milli`: thousandths of one GPU, 1 .. 1000 (1000 = whole GPUs); a fraction needs one GPU.
+int parse_gpu_milli(std::string_view cell, const JobSpec& job, const SourcePos& pos) {
+  const long long milli = parse_int(cell, pos);
+  if (milli < 1 || milli > ClusterState::kWholeMilli)
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     fmt::format("must be between 1 and 1000 (thousandths of one GPU; 1000 = whole GPUs), got {}", milli));
+  if (milli < ClusterState::kWholeMilli && (job.requested_gpus != 1 || job.min_gpus != 1 || job.max_gpus != 1))
+    throw InputError(std::string(pos.file), pos.line, std::string(pos.field),
+                     fmt::format("a fraction of a GPU ({} thousandths) needs num_gpus = min_gpus = max_gpus = 1, got "
+                                 "{} ({} .. {})",
+                                 milli, job.requested_gpus, job.min_gpus, job.max_gpus));
+  return static_cast<int>(milli);
 }
 
 WorkUnit unit_of(Column work) {
@@ -171,6 +187,7 @@ Workload read_native_trace(const std::string& path, std::string_view text) {
     job.max_gpus = given(MaxGpus)
                        ? trace_detail::to_int(parse_int(field(MaxGpus), pos(MaxGpus)), pos(MaxGpus))
                        : job.requested_gpus;
+    if (given(GpuMilli)) job.gpu_milli = parse_gpu_milli(field(GpuMilli), job, pos(GpuMilli));
     if (cols->has(DeadlineS)) job.deadline_s = trace_detail::parse_deadline(field(DeadlineS), submit_s, pos(DeadlineS));
 
     trace_detail::check_job(

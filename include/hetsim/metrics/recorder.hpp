@@ -66,7 +66,8 @@ class RunRecorder final : public JobEventSink {
   const std::vector<JobRecord>& records() const;
   /// The records, moved out (the recorder is done): a million-job run keeps one copy, not two.
   std::vector<JobRecord> take_records();
-  /// Busy (allocated) GPU-seconds per GPU type.
+  /// Busy (allocated) GPU-seconds per GPU type; a job holding a fraction of a GPU (JobSpec::gpu_milli)
+  /// counts that fraction.
   const std::vector<double>& busy_gpu_s_by_type() const { return busy_by_type_; }
   /// Time of the last event handled.
   SimTime end() const { return end_; }
@@ -104,6 +105,10 @@ class RunRecorder final : public JobEventSink {
   void integrate_to(double now_s);
   void change_used(std::span<const GpuId> gpus, int delta);
   std::vector<int> used_on_node_;
+  // A GPU shared by fractional jobs is used once, by its first share: jobs on it, per GPU (sized
+  // at the first share).
+  std::vector<int> shares_on_gpu_;
+  void change_shared_use(GpuId gpu, int delta);
   int stranded_now_ = 0;
   double stranded_gpu_s_ = 0.0;
   double stranded_since_s_ = 0.0;

@@ -58,6 +58,7 @@ class TimelineRecorder final : public JobEventSink {
     std::vector<GpuId> gpus;
     SimTime start;
     bool restart = false;
+    int milli = 1000;  // thousandths of each GPU held (a share of one GPU: JobSpec::gpu_milli)
   };
   void close(std::size_t job, SimTime at, std::string_view reason);
   void write_event(const std::string& json);
@@ -68,7 +69,7 @@ class TimelineRecorder final : public JobEventSink {
   const Cluster* cluster_ = nullptr;  // valid from on_run_start to on_run_end
   std::vector<std::string> type_names_;
   std::vector<Open> open_;  // by job index
-  std::vector<int> busy_by_type_;
+  std::vector<int> busy_by_type_;  // thousandths of a GPU (1000 = one whole GPU)
   JobStateCounter jobs_;
   std::size_t next_allocation_ = 0;
   std::size_t slices_written_ = 0;
@@ -94,7 +95,7 @@ class UtilizationRecorder final : public JobEventSink {
  private:
   struct Row {
     SimTime time;
-    std::vector<int> busy_by_type;
+    std::vector<int> busy_by_type;  // thousandths of a GPU (1000 = one whole GPU)
     int queued = 0;
     int running = 0;
     bool operator==(const Row& o) const {

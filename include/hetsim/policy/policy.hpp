@@ -126,6 +126,11 @@ class SchedulingPolicy {
   /// queue-threshold crossings of the Tiresias simulator's dlas schedulers), asked after each pass;
   /// nullopt = none. A later pass cancels the request; the policy asks again from there.
   virtual std::optional<SimTime> next_pass_at() const { return std::nullopt; }
+  /// Whether jobs asking for a fraction of a GPU (JobSpec::gpu_milli) may share GPUs under this
+  /// policy. Policies that ask for GPUs by type and count get the mechanism's best-fit packing;
+  /// those that pick exact GPUs from their own pools of free GPUs say false, and their runs give
+  /// such jobs whole GPUs with one note (docs/policies.md).
+  virtual bool shares_gpus() const { return true; }
 };
 
 }  // namespace hetsim

@@ -124,6 +124,7 @@ class InvariantChecker {
     JobIndex shares_with = -1;   // current allocation: the job whose GPUs it shares (space sharing)
     bool paired = false;         // current allocation is shared (as sharer or as host of a sharer)
     bool ended_paired = false;   // the allocation closed last was shared
+    int counted_milli = 0;       // the same for a share of one GPU (JobSpec::gpu_milli), else 0
     bool started_once = false;
     bool dirty = false;          // an event since the last after_pass (listed in dirty_)
     JobEventKind final_kind = JobEventKind::Arrived;  // Arrived = no final event yet
@@ -138,6 +139,11 @@ class InvariantChecker {
   double work_tolerance(const Books& books, const JobSpec& spec) const;
   // One function per rule.
   void check_no_gpu_held_twice(const JobEvent& event) const;
+  void check_share_fits(const JobEvent& event) const;
+  void check_share_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const;
+  void check_shares_held(SimTime now, const JobTable& table) const;
+  void on_share_started(const JobEvent& event);
+  void on_share_released(const JobEvent& event);
   void check_release_of_held(const JobEvent& event) const;
   void check_host_holds(const JobEvent& event) const;
   void check_shared_allocation(SimTime now, const JobRuntime& job, JobIndex host, const JobTable& table) const;
@@ -153,7 +159,12 @@ class InvariantChecker {
   std::vector<Books> books_;
   std::vector<std::int64_t> holder_;  // [gpu] job holding it per the events, or ClusterState::kFree
   std::int64_t held_ = 0;             // GPUs held per the events
-  std::vector<int> held_by_type_;     // the same per GPU type
+  std::vector<int> held_by_type_;     // the same per GPU type (a shared GPU once)
+  std::vector<int> share_milli_;      // [gpu] thousandths held by fractional jobs per the events
+  std::vector<int> share_jobs_;       // [gpu] fractional jobs on it per the events
+  std::int64_t shared_gpus_ = 0;      // GPUs with at least one share per the events
+  std::int64_t share_milli_held_ = 0;  // thousandths held by fractional jobs per the events
+  std::int64_t share_milli_allocated_ = 0;  // the same from the table's running jobs (after_pass)
   std::int64_t allocated_ = 0;        // sum of the allocations after_pass counted from the table
   std::size_t running_counted_ = 0;   // jobs after_pass counted as running
   std::vector<JobIndex> dirty_;       // jobs with an event since the last after_pass

@@ -79,7 +79,8 @@ class JobTable {
   /// Admission of job j at `now`: rejected (with a reason: the run's checks, then `policy_admission`
   /// when given), completed at once (no work), or pending.
   Admission arrive(JobIndex j, SimTime now, const PolicyAdmission& policy_admission = {});
-  /// Starts job j on `gpus` (free, checked by the caller) at `rate` work units/s. Charges the restart
+  /// Starts job j on `gpus` (free, checked by the caller) at `rate` work units/s; a job asking for a
+  /// fraction of a GPU (shares_gpu()) gets that share of its one GPU, free or shared with room. Charges the restart
   /// overhead (the job's own value, else the run's) and, at the first start, the profiling time:
   /// no progress before `resume_at`. The Started event reports the overhead as charged.
   void start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now);
@@ -143,6 +144,8 @@ class JobTable {
 
  private:
   void mark_changed(JobIndex j);
+  // Gives back a job's GPUs in the cluster state: whole, or its share of one (JobSpec::gpu_milli).
+  void release_gpus(const JobRuntime& job);
   void emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
             std::string_view reason = {}, StopReason stop = StopReason::None, double restart_s = 0.0);
   void emit_event(const JobEvent& event, const JobRuntime& job);

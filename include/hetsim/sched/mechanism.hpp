@@ -48,6 +48,10 @@ struct MechanismConfig {
   /// perf/link_sharing.hpp); needs a model that prices communication over the topology
   /// (ThroughputModel::topology()). false = each job sees the network alone.
   bool shared_network = false;
+  /// Interference between jobs sharing one GPU by fractions (JobSpec::gpu_milli): while a job has
+  /// a co-resident on its GPU it runs at (1 - share_slowdown) x its rate alone (`--share-slowdown`,
+  /// docs/models.md). 0 = no interference (the default); must be in [0, 1).
+  double share_slowdown = 0.0;
 };
 
 /// Round mode: after this many consecutive rounds in which nothing runs and nothing is left to
@@ -91,6 +95,12 @@ class Mechanism final : public EventHandler {
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
   void stop_job(JobRuntime& job, StopReason why);
   void share_network();
+  bool place_share(const AllocationRequest& req);
+  /// Rate multiplier of a job from the jobs it shares its GPU with (1 = alone or whole GPUs).
+  double share_factor_now(const JobRuntime& job) const;
+  /// After a share of `gpu` was given or taken back: co-residents whose factor changed get their
+  /// new rate from now (progress up to now at the old one). `except` = the job that just started.
+  void reshare(GpuId gpu, JobIndex except);
   void refuse(const std::string& why);
 
   const Cluster& cluster_;
@@ -106,6 +116,8 @@ class Mechanism final : public EventHandler {
   // One flag per job, all 0 between passes: apply() sets and clears only the jobs it sees, so a
   // pass costs O(decision), not O(trace) (a fresh vector per pass made 1M-job traces quadratic).
   std::vector<char> allocated_in_pass_;
+  // Per job: the share factor its current rate includes (1 for whole GPUs; see share_factor_now).
+  std::vector<double> share_factor_;
   bool pass_requested_ = false;
   // Generation of the pass the policy asked for with next_pass_at() (SchedulePass events carry it
   // as their tag; 0 = an ordinary pass). Every pass bumps it, so an older request is dropped.

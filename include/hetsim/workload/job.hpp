@@ -35,6 +35,11 @@ struct JobSpec {
   int max_gpus = 0;
   double work = 0.0;               ///< total work in `unit`; 0 = completes on arrival
   WorkUnit unit = WorkUnit::ReferenceSeconds;
+  /// Thousandths of one GPU the job needs: 1000 = whole GPUs (the default); 1 .. 999 = a fraction
+  /// of one GPU (then requested = min = max = 1 GPU), shared with other fractional jobs up to a
+  /// whole GPU by the event mechanism (Alibaba OpenB's `gpu_milli`; Weng et al., "Beware of
+  /// Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation Gradient Descent", ATC'23).
+  int gpu_milli = 1000;
   int global_batch_size = 0;       ///< 0 = unknown / not used
   double priority_weight = 1.0;
   /// Absolute simulated time (s, the trace's time base, like `submit`) by which the job should
@@ -56,6 +61,9 @@ struct JobSpec {
   /// duration). Empty = valid. The run rejects it with this reason instead of dropping it.
   std::string invalid_reason;
 };
+
+/// Whether `job` asks for a fraction of one GPU (JobSpec::gpu_milli below 1000).
+inline bool shares_gpu(const JobSpec& job) { return job.gpu_milli < 1000; }
 
 /// The jobs of one trace, sorted by submit time (stable: equal times keep file order).
 struct Workload {
