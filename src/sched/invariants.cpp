@@ -354,6 +354,8 @@ void InvariantChecker::check_shared_allocation(SimTime now, const JobRuntime& jo
                              fmt::format("job {} shares the GPUs of job {}, which does not run on the same GPUs",
                                          job.spec->id, h.spec->id));
   check_allocation(now, h, table);
+}
+
 // A running share: one GPU, shared in the cluster state with this job among its sharers, and
 // shared per the events.
 void InvariantChecker::check_share_allocation(SimTime now, const JobRuntime& job, const JobTable& table) const {
