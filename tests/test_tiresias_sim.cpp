@@ -3,12 +3,14 @@
 // of experiments/tiresias/ pinned.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <numeric>
 
 #include "hetsim/sched/placement.hpp"
 #include "hetsim/trace/trace_reader.hpp"
 #include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace hetsim;
@@ -92,8 +94,8 @@ TEST_CASE("tiresias-*: the first 3,000 Philly jobs on 32 x 8 GPUs (experiments/t
   REQUIRE(all.jobs.size() > 3000);
   all.jobs.resize(3000);
   const Cluster cluster = test::homogeneous_cluster(32, 8);
-  auto mean_jct_s = [&](const std::string& policy) {
-    auto out = test::run_jobs(cluster, all.jobs, policy);
+  auto mean_jct_s = [&](const std::string& policy, const PolicyParams& params = {}) {
+    auto out = test::run_jobs(cluster, all.jobs, policy, {}, params);
     double sum = 0;
     for (const JobRecord& r : out.records) sum += r.finish_s - r.submit_s;
     return sum / static_cast<double>(out.records.size());
@@ -102,6 +104,15 @@ TEST_CASE("tiresias-*: the first 3,000 Philly jobs on 32 x 8 GPUs (experiments/t
   CHECK(mean_jct_s("tiresias-fifo") == Approx(934567.539).epsilon(1e-9));
   CHECK(mean_jct_s("tiresias-shortest") == Approx(60098.728666666667).epsilon(1e-9));
   CHECK(mean_jct_s("tiresias-dlas-gpu") == Approx(57358.423).epsilon(1e-9));
+  // gittins (with main() fixed to set JOBS.job_dist_data) over the jobs' own GPU-service: the
+  // simulator with convert_philly.py's gput-3000.csv as its yarn-gput1000.csv.
+  CHECK(mean_jct_s("tiresias-gittins") == Approx(673532.778).epsilon(1e-9));
+  // Over the simulator's own yarn-gput1000.csv, when its folder is given (hetsim ships no copy).
+  if (const char* dir = std::getenv("TIRESIAS_SIMULATOR_DIR"); dir && *dir)
+    CHECK(mean_jct_s("tiresias-gittins", {{"samples_csv", std::string(dir) + "/yarn-gput1000.csv"}}) ==
+          Approx(712053.25566666667).epsilon(1e-9));
+  else
+    WARN("SKIPPED: tiresias-gittins over yarn-gput1000.csv (set TIRESIAS_SIMULATOR_DIR to the simulator's folder)");
 }
 
 TEST_CASE("tiresias-dlas-gpu: bad parameters are input errors naming the parameter", "[tiresias-sim]") {
@@ -113,4 +124,63 @@ TEST_CASE("tiresias-dlas-gpu: bad parameters are input errors naming the paramet
   CHECK_THROWS_WITH(registry.make("tiresias-dlas-gpu", {{"jump_rounding", "round"}}, 0),
                     Catch::Matchers::Contains("jump_rounding"));
   CHECK(registry.make("tiresias-dlas-gpu", {{"queue_limits_gpu_s", "10,20,30"}}, 0)->name() == "tiresias-dlas-gpu");
+}
+
+// The Gittins table of Tiresias' simulator (cal_r_gittins_index, Python 2 rounding) on the samples
+// {100, 300, 310, 320, 330} GPU-s with delta = 150, n = 5. For each sample v, a = v - 1,
+// i = first sample > a, k = first sample > a + 150 (n - 1 = 4 once a + 150 >= 330):
+//   v=100: a=99,  i=0, k=1 (300 > 249): p = 1/5 = 0.2;  E = (100 + 150*4) // 5 = 140;  p*1e6/E = 1428.5714
+//   v=300: a=299, i=1, k=4:              p = 3/4 = 0.75; E = (300+310+320 + 150*1) // 4 = 270;  2777.7778
+//   v=310: a=309, i=2, k=4:              p = round(2/3, 5) = 0.66667; E = (310+320+150) // 3 = 260; 2564.1154
+//   v=320: a=319, i=3, k=4:              p = 0.5; E = (320 + 150) // 2 = 235; 2127.6596
+//   v=330: a=329, i=4, k=4:              p = 0 -> 0
+// A job's index is the entry of the first sample above its service: service < 100 -> 1428.57,
+// 100..299 -> 2777.78, ..., >= 320 -> 0. Jobs are sorted by ascending index (as the simulator does).
+// Both cases below give the same JCTs in the simulator (run with this file as yarn-gput1000.csv
+// and jobs.py's gittins_delta = 150).
+TEST_CASE("tiresias-gittins: ascending Gittins index, gittins-unit wake-ups, waiting jobs ranked by seconds",
+          "[tiresias-sim][gittins]") {
+  const test::TempDir dir("tiresias-gittins");
+  const PolicyParams params{{"samples_csv", dir.write("dist.csv", "duration\n300\n100\n330\n310\n320\n")},
+                            {"delta_gpu_s", "150"}};
+  // 1 GPU. A: t=0, 400 s; B: t=50, 100 s. Units: the first at 150; after each instant t, unit += t.
+  // t=0: A runs (index 1428.57); unit 150. t=50: A (50 s) and B (0) both 1428.57: the stable sort
+  // keeps A first, B waits; unit 200. t=200 (a unit): A has 200 GPU-s -> 2777.78 > B's 1428.57:
+  // B runs, A is preempted; unit 400. t=300: B completes (JCT 250), A resumes; unit 700.
+  // t=500: A completes (JCT 500).
+  auto one = test::run_jobs(test::homogeneous_cluster(1, 1), {duration_job("A", 0, 1, 400), duration_job("B", 50, 1, 100)},
+                            "tiresias-gittins", {}, params);
+  CHECK(record(one, "B").start_s == 200);
+  CHECK(record(one, "B").finish_s == 300);
+  CHECK(record(one, "A").finish_s == 500);
+  CHECK(record(one, "A").preemptions == 1);
+  // 2 GPUs. A: t=0, 2 GPUs, 200 s; B: t=60, 1 GPU, 100 s; C: t=100, 2 GPUs, 50 s.
+  // t=60: A has 60 s x 2 = 120 GPU-s -> 2777.78; B 1428.57: B runs, A (needs 2) is preempted.
+  // t=100: B (40 GPU-s), A waiting (ranked by its 60 s alone: 1428.57), C (0): all equal, [B, A, C].
+  // t=160: B completes; A (1428.57) is ahead of C (1428.57) and runs: 300. C: 300 -> 350.
+  // (Ranking a waiting A by its 120 GPU-s would put C first: C at 160, A at 350.)
+  auto two = test::run_jobs(test::homogeneous_cluster(1, 2),
+                            {duration_job("A", 0, 2, 200), duration_job("B", 60, 1, 100), duration_job("C", 100, 2, 50)},
+                            "tiresias-gittins", {}, params);
+  CHECK(record(two, "B").finish_s == 160);
+  CHECK(record(two, "A").finish_s == 300);
+  CHECK(record(two, "C").start_s == 300);
+  CHECK(record(two, "C").finish_s == 350);
+}
+
+TEST_CASE("tiresias-gittins: bad parameters and sample files are input errors naming the file, line or parameter",
+          "[tiresias-sim][gittins]") {
+  const PolicyRegistry registry = make_default_registry();
+  const test::TempDir dir("tiresias-gittins-bad");
+  CHECK_THROWS_WITH(registry.make("tiresias-gittins", {{"delta_gpu_s", "0"}}, 0), Catch::Matchers::Contains("delta_gpu_s"));
+  CHECK_THROWS_WITH(registry.make("tiresias-gittins", {{"delta_gpu_s", "1.5"}}, 0), Catch::Matchers::Contains("delta_gpu_s"));
+  const std::string no_column = dir.write("a.csv", "gpu_time\n100\n");
+  CHECK_THROWS_WITH(registry.make("tiresias-gittins", {{"samples_csv", no_column}}, 0),
+                    Catch::Matchers::Contains("a.csv:1") && Catch::Matchers::Contains("duration"));
+  const std::string bad_row = dir.write("b.csv", "duration\n100\nabc\n");
+  CHECK_THROWS_WITH(registry.make("tiresias-gittins", {{"samples_csv", bad_row}}, 0), Catch::Matchers::Contains("b.csv:3"));
+  const std::string zero = dir.write("c.csv", "id,duration\n1,0\n");
+  CHECK_THROWS_WITH(registry.make("tiresias-gittins", {{"samples_csv", zero}}, 0), Catch::Matchers::Contains("c.csv:2"));
+  CHECK_THROWS_AS(registry.make("tiresias-gittins", {{"samples_csv", dir.write("d.csv", "duration\n")}}, 0), InputError);
+  CHECK_THROWS_AS(registry.make("tiresias-gittins", {{"samples_csv", (dir.path / "absent.csv").string()}}, 0), InputError);
 }

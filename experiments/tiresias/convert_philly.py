@@ -4,6 +4,10 @@ and writes them twice, for a side-by-side run:
   OUT/philly-N.csv   the same format (hetsim's philly reader), rows in submission order;
   OUT/tiresias-N.csv the job trace of the Tiresias simulator (SymbioticLab/Tiresias, simulator/):
                      job_id,num_gpu,submit_time,iterations,model_name,duration,interval
+and the jobs' GPU-service for the simulator's gittins scheduler:
+  OUT/gput-N.csv     one `duration` column, duration x num_gpu (GPU-seconds) per job, in job order;
+                     put in the simulator's folder as yarn-gput1000.csv, its parse_job_dist() file
+                     (hetsim's tiresias-gittins computes the same from the run's jobs by default)
 "First N jobs": rows with an integer duration >= 1 s and 1 <= num_gpus <= GPUS, ordered by
 submission timestamp (ties: file order), the N earliest. Submit times are seconds after the
 earliest selected submission (hetsim's philly reader counts from the earliest row of its file, the
@@ -75,6 +79,11 @@ def main():
         for i, (stamp, _, row, duration, gpus) in enumerate(rows):
             submit_s = int((stamp - t0).total_seconds())
             w.writerow([i, gpus, submit_s, 1, "resnet50", duration, 0])
+    with open(os.path.join(args.out, "gput-%d.csv" % args.jobs), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["duration"])
+        for stamp, _, row, duration, gpus in rows:
+            w.writerow([duration * gpus])
 
 
 if __name__ == "__main__":

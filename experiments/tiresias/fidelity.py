@@ -5,6 +5,9 @@ simulator (reference.json; how they were made is written there).
 
 Usage: experiments/tiresias/fidelity.py [--hetsim build/release/hetsim] [--data ../shared/data]
                                         [--out out/tiresias-fidelity] [--tolerance 0.001]
+                                        [--simulator DIR]
+--simulator: the simulator's folder (Tiresias simulator/), for the gittins row that uses its own
+distribution file, yarn-gput1000.csv (not part of hetsim); without it that row is skipped.
 Exit 0 when every policy is within the tolerance, 1 otherwise, 2 on bad input."""
 import argparse
 import json
@@ -22,6 +25,7 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "../shared/data"))
     ap.add_argument("--out", default=os.path.join(ROOT, "out/tiresias-fidelity"))
     ap.add_argument("--tolerance", type=float, default=0.001)
+    ap.add_argument("--simulator", default="", help="Tiresias simulator/ folder (for its yarn-gput1000.csv)")
     args = ap.parse_args()
     with open(os.path.join(HERE, "reference.json")) as f:
         ref = json.load(f)
@@ -36,16 +40,21 @@ def main():
     print("| hetsim policy | simulator --schedule | hetsim jct_mean_s | simulator | difference | hetsim makespan_s | simulator | difference |")
     print("|---|---|---|---|---|---|---|---|")
     worst = 0.0
-    for policy, cell in ref["policies"].items():
-        out = os.path.join(args.out, policy)
+    for name, cell in ref["policies"].items():
+        policy = cell.get("policy", name)
+        params = cell.get("hetsim_params", {})
+        if any("{simulator}" in v for v in params.values()) and not args.simulator:
+            print("| `%s` | `%s` | skipped: needs --simulator (its yarn-gput1000.csv) | | | | | |" % (name, cell["schedule"]))
+            continue
+        out = os.path.join(args.out, name.replace("/", "-"))
         cmd = [args.hetsim, "run", "--cluster", os.path.join(HERE, "cluster-256.json"), "--trace", trace, "--format",
                "philly", "--policy", policy, "--out", out, "-q"]
-        for key, value in cell.get("hetsim_params", {}).items():
-            cmd += ["--param", "%s=%s" % (key, value)]
+        for key, value in params.items():
+            cmd += ["--param", "%s=%s" % (key, value.replace("{simulator}", args.simulator))]
         subprocess.run(cmd, check=True)
         with open(os.path.join(out, "summary.json")) as f:
             summary = json.load(f)
-        row = ["`%s`" % policy, "`%s`" % cell["schedule"]]
+        row = ["`%s`" % name, "`%s`" % cell["schedule"]]
         for key in ("jct_mean_s", "makespan_s"):
             mine, theirs = summary[key], cell[key]
             diff = (mine - theirs) / theirs

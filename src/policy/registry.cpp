@@ -80,6 +80,7 @@ PolicyRegistry make_default_registry() {
   register_tiresias_fifo(registry);
   register_tiresias_shortest(registry);
   register_tiresias_dlas_gpu(registry);
+  register_tiresias_gittins(registry);
   register_las(registry);
   register_optimus(registry);
   register_pollux(registry);

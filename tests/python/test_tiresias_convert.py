@@ -35,6 +35,8 @@ def test_earliest_jobs_in_both_formats(tmp_path):
     philly = open(tmp_path / "out" / "philly-3.csv").read().splitlines()
     assert philly == [HEADER.strip(), "2017-10-01 10:00:00,30.0,1,30.0,c", "2017-10-01 10:00:05,50.0,2,100.0,c",
                       "2017-10-01 10:00:05,60.0,8,480.0,c"]
+    # GPU-service (duration x GPUs) for the simulator's gittins (its yarn-gput1000.csv)
+    assert open(tmp_path / "out" / "gput-3.csv").read().splitlines() == ["duration", "30", "100", "480"]
 
 
 def test_bad_input_names_file_and_line(tmp_path):

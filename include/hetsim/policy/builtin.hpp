@@ -34,6 +34,8 @@ void register_tiresias_fifo(PolicyRegistry& registry);
 void register_tiresias_shortest(PolicyRegistry& registry);
 /// tiresias-dlas-gpu: Tiresias' own simulator's dlas-gpu (src/policy/tiresias_dlas_gpu.cpp).
 void register_tiresias_dlas_gpu(PolicyRegistry& registry);
+/// tiresias-gittins: Tiresias' own simulator's gittins (src/policy/tiresias_gittins.cpp).
+void register_tiresias_gittins(PolicyRegistry& registry);
 /// las: preemptive least attained service (src/policy/las.cpp).
 void register_las(PolicyRegistry& registry);
 /// optimus: greedy marginal-gain allocation, Optimus+Oracle (src/policy/optimus.cpp).
