@@ -44,13 +44,10 @@ using policy_detail::kTiresiasType;
 using policy_detail::whole_s;
 
 // Python 2.7's round(x, digits): the exact decimal value of x rounded to `digits` decimals, halves
-// away from zero, read back as the nearest double (glibc prints and reads doubles exactly).
+// away from zero, read back as the nearest double (fmt prints and strtod reads doubles exactly).
 double python2_round(double x, int digits) {
   if (!std::isfinite(x) || x == 0.0) return x;
-  const int size = std::snprintf(nullptr, 0, "%.1100f", std::fabs(x));
-  std::string text(static_cast<std::size_t>(size) + 1, '\0');
-  std::snprintf(text.data(), text.size(), "%.1100f", std::fabs(x));
-  text.resize(static_cast<std::size_t>(size));
+  std::string text = fmt::format("{:.1100f}", std::fabs(x));  // exact: a double has at most 1074 decimals
   const std::size_t cut = text.find('.') + 1 + static_cast<std::size_t>(digits);
   bool up = text[cut] >= '5';  // the rest is exact, so '5' and beyond is half or more
   text.resize(cut);
