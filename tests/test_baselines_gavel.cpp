@@ -167,6 +167,27 @@ TEST_CASE("allox through the round mechanism rejects a multi-GPU job at arrival 
   for (int i = 0; i < 3; ++i) CHECK(rec.records()[static_cast<std::size_t>(i)].status == JobStatus::Completed);
 }
 
+TEST_CASE("round mechanism: jobs waiting when the last arrivals are all rejected still finish") {
+  // allox leaves j1 and j2 (arriving after j0 took a GPU) outside X until its next recomputation;
+  // j0 finishes, the round mechanism idles, and every later arrival is rejected (2 GPUs). Before
+  // the fix nothing woke the mechanism again and j1, j2 ended the run with no final event.
+  Cluster c = fast_slow_cluster();
+  DurationModel model(c);
+  Workload w;
+  w.source = w.format = "test";
+  w.jobs = {duration_job("j0", 0, 1, 100), duration_job("j1", 10, 1, 100), duration_job("j2", 20, 1, 100),
+            duration_job("m0", 500, 2, 100), duration_job("m1", 600, 2, 100)};
+  RunRecorder rec(c, w.jobs.size());
+  auto p = make_default_registry().make_allocation("allox", {}, 0);
+  GavelConfig config;
+  config.check_invariants = true;  // every job must have a final event at the end
+  GavelMechanism m(c, w, model, *p, config, {&rec});
+  m.run();
+  for (std::size_t i = 0; i < 3; ++i) CHECK(rec.records()[i].status == JobStatus::Completed);
+  CHECK(rec.records()[3].status == JobStatus::Rejected);
+  CHECK(rec.records()[4].status == JobStatus::Rejected);
+}
+
 TEST_CASE("allox and isolated on 1-GPU jobs: every job finishes, invariants hold") {
   Cluster c = fast_slow_cluster();
   DurationModel model(c);

@@ -98,7 +98,13 @@ void GavelMechanism::on_arrival(JobIndex j) {
     sim_.schedule(workload_.jobs[next].submit, EventClass::Arrival, static_cast<std::int64_t>(next));
   arrived_upto_ = next;
   auto policy_admission = [this](const JobSpec& spec) { return policy_.reject_at_arrival(spec); };
-  if (table_.arrive(j, sim_.now(), policy_admission) != Admission::Pending) return;
+  if (table_.arrive(j, sim_.now(), policy_admission) != Admission::Pending) {
+    // The last arrival turned away while joined jobs wait with no round pending: a round now lets
+    // the end-of-arrivals rule (recompute once, else report them unfinished) see them; nothing
+    // else would wake the mechanism, and they would end the run with no final event.
+    if (next == workload_.jobs.size() && !active_.empty()) request_round();
+    return;
+  }
   const JobSpec& spec = *table_.job(j).spec;
   const int sf = spec.requested_gpus;
   for (std::size_t t = 0; t < throughput_[0].size(); ++t) {
