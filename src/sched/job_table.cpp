@@ -65,6 +65,14 @@ void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime n
     state_.assign(j, gpus);
   }
   job.gpus = std::move(gpus);
+  const double overhead_s = open_allocation(job, rate, now);
+  emit(now, JobEventKind::Started, job, job.gpus, {}, StopReason::None, overhead_s);
+}
+
+// What every start does once the job's GPUs are set (whole, a share, or a pair host's): rate and
+// clocks, the restart overhead and first profiling runs, counters, running set. Returns the restart
+// overhead charged (0 = none).
+double JobTable::open_allocation(JobRuntime& job, double rate, SimTime now) {
   job.gpu_type = cluster_.type_of(job.gpus.front());
   job.rate = rate;
   job.updated = now;
@@ -78,10 +86,10 @@ void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime n
   if (restart) ++job.restarts;
   ++job.generation;
   job.status = JobStatus::Running;
-  pending_.erase(j);
-  running_.insert(j);
-  mark_changed(j);
-  emit(now, JobEventKind::Started, job, job.gpus, {}, StopReason::None, restart ? overhead_s : 0.0);
+  pending_.erase(job.index);
+  running_.insert(job.index);
+  mark_changed(job.index);
+  return restart ? overhead_s : 0.0;
 }
 
 void JobTable::stop(JobIndex j, SimTime now, StopReason why) {

@@ -17,22 +17,8 @@ void JobTable::emit_event(const JobEvent& event, const JobRuntime& job) {
 void JobTable::start_shared(JobIndex j, JobIndex host, double rate, SimTime now) {
   JobRuntime& job = this->job(j);
   job.gpus = this->job(host).gpus;
-  job.gpu_type = cluster_.type_of(job.gpus.front());
-  job.rate = rate;
-  job.updated = now;
-  job.allocated_since = now;
-  const double overhead_s = restart_overhead_of(job);
-  const bool restart = overhead_s > 0.0;
-  job.resume_at = restart ? now + SimTime::from_seconds(overhead_s) : now;
-  if (job.generation == 0 && config_.profiling_s > 0.0)
-    job.resume_at = job.resume_at + SimTime::from_seconds(config_.profiling_s);
-  if (restart) ++job.restarts;
-  ++job.generation;
-  job.status = JobStatus::Running;
-  pending_.erase(j);
-  running_.insert(j);
-  mark_changed(j);
-  JobEvent e{now, JobEventKind::Started, j, job.spec, job.gpus, {}, StopReason::None, restart, restart ? overhead_s : 0.0};
+  const double overhead_s = open_allocation(job, rate, now);
+  JobEvent e{now, JobEventKind::Started, j, job.spec, job.gpus, {}, StopReason::None, overhead_s > 0.0, overhead_s};
   e.shares_with = host;
   emit_event(e, job);
 }

@@ -262,13 +262,7 @@ bool Mechanism::place(const AllocationRequest& req) {
     }
     check_placement(job, req, gpus);
   }
-  if (req.batch_size > 0) job.batch_size = req.batch_size;
-  if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
-    refuse(fmt::format("job {}: zero throughput on the requested GPUs; not placed", job.spec->id));
-    return false;
-  }
-  start_job(job, std::move(gpus));
-  return true;
+  return start_if_it_runs(job, req, std::move(gpus));
 }
 
 // A job asking for a fraction of a GPU: the exact GPU the policy names if it has room, else the
@@ -311,13 +305,7 @@ bool Mechanism::place_share(const AllocationRequest& req) {
       throw std::logic_error(fmt::format("placement '{}' gave job {} a GPU that is busy or not of its type",
                                          placement_.name(), job.spec->id));
   }
-  if (req.batch_size > 0) job.batch_size = req.batch_size;
-  if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
-    refuse(fmt::format("job {}: zero throughput on the requested GPUs; not placed", job.spec->id));
-    return false;
-  }
-  start_job(job, std::move(gpus));
-  return true;
+  return start_if_it_runs(job, req, std::move(gpus));
 }
 
 double Mechanism::share_factor_now(const JobRuntime& job) const {
@@ -404,6 +392,18 @@ void Mechanism::change_batch(JobRuntime& job, int batch_size) {
                           share_factor_[static_cast<std::size_t>(job.index)],
                       sim_.now());
   schedule_completion(job);
+}
+
+// The last step of a placement: the requested batch size, and a start only where the job makes
+// progress (a zero rate is refused rather than left running forever).
+bool Mechanism::start_if_it_runs(JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus) {
+  if (req.batch_size > 0) job.batch_size = req.batch_size;
+  if (!(model_.rate_at(*job.spec, cluster_, gpus, job.batch_size, job.work_done) > 0.0)) {
+    refuse(fmt::format("job {}: zero throughput on the requested GPUs; not placed", job.spec->id));
+    return false;
+  }
+  start_job(job, std::move(gpus));
+  return true;
 }
 
 void Mechanism::start_job(JobRuntime& job, std::vector<GpuId> gpus) {

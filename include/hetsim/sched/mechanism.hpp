@@ -92,6 +92,7 @@ class Mechanism final : public EventHandler {
   void advance(JobRuntime& job);
   void schedule_completion(JobRuntime& job);
   void change_batch(JobRuntime& job, int batch_size);
+  bool start_if_it_runs(JobRuntime& job, const AllocationRequest& req, std::vector<GpuId> gpus);
   void start_job(JobRuntime& job, std::vector<GpuId> gpus);
   void stop_job(JobRuntime& job, StopReason why);
   void share_network();
