@@ -315,7 +315,8 @@ JOB_COLUMNS = ["job_id", "submit_s", "start_s", "finish_s", "jct_s", "queueing_s
 JOB_NUMERIC = ["submit_s", "start_s", "finish_s", "jct_s", "queueing_s", "restart_s", "gpu_s"]
 JOB_COUNTS = ["gpus", "requested_gpus", "preemptions", "restarts"]
 UTIL_COLUMNS = ["time_s", "busy_gpus", "total_gpus"]
-UTIL_COUNTS = ["busy_gpus", "total_gpus", "queued_jobs", "running_jobs"]   # and every busy_<type>
+UTIL_COUNTS = ["total_gpus", "queued_jobs", "running_jobs"]
+# busy_gpus and every busy_<type>: GPUs in thousandths (jobs asking for a fraction of a GPU, gpu_milli)
 ALLOC_COLUMNS = ["job_id", "allocation", "start_s", "end_s", "gpus", "gpu_type"]
 
 
@@ -323,9 +324,22 @@ def read_jobs(path):
     return read_csv(path, JOB_COLUMNS, JOB_NUMERIC, JOB_COUNTS)
 
 
+def busy_columns(df, columns, path):
+    """The columns as floats that are empty or GPUs >= 0 in whole thousandths (a job asking for a fraction
+    of a GPU counts its share: hetsim writes three decimals then)."""
+    for c in columns:
+        v = df[c] = numeric_column(df, c, path)
+        milli = v * 1000
+        bad = (v.notna() & ((v < 0) | ((milli - milli.round()).abs() > 1e-6 * np.maximum(1.0, milli.abs())))).to_numpy()
+        if bad.any():
+            row = int(bad.nonzero()[0][0])
+            raise FolderError(path, f"line {row + 2}: column {c}: not a number of busy GPUs (>= 0, in thousandths): "
+                                    f"{v.iloc[row]:g}")
+
+
 def read_utilization(path):
     df = read_csv(path, UTIL_COLUMNS, ["time_s", "utilization"], UTIL_COUNTS)
-    count_columns(df, [c for c in df.columns if c.startswith("busy_") and c != "busy_gpus"], path)   # per GPU type
+    busy_columns(df, [c for c in df.columns if c.startswith("busy_")], path)   # busy_gpus and per GPU type
     if df.empty:
         raise FolderError(path, "no rows, only the header (hetsim writes one at the start of the run at least)")
     bad = (df["total_gpus"] <= 0).to_numpy()

@@ -336,6 +336,46 @@ TEST_CASE("cli: an output on a file the run reads (trace, cluster, throughputs) 
   refused("--cluster " + cluster + " --trace " + trace + " --out " + in, "--out", in + "/jobs.csv", "--trace", trace);
   refused("--generate 5 --throughputs " + table + " --out " + dir.str() + "/o --timeline " + table, "--timeline", table,
           "--throughputs", table);
+  // tiresias-gittins reads its samples_csv when the policy is made: a --timeline on it replaced it.
+  const std::string samples = dir.write("in/samples.csv", "duration\n100\n200\n5000\n");
+  refused("--cluster " + cluster + " --trace " + trace + " --policy tiresias-gittins --param samples_csv=" + samples +
+              " --timeline " + samples,
+          "--timeline", samples, "--param samples_csv", samples);
+  const std::string past = dir.write("past/jobs.csv", "duration\n100\n200\n");
+  refused("--cluster " + cluster + " --trace " + trace + " --policy tiresias-gittins --param samples_csv=" + past +
+              " --out " + dir.str() + "/past",
+          "--out", dir.str() + "/past/jobs.csv", "--param samples_csv", past);
+}
+
+TEST_CASE("cli: compare --out on a file the runs read is refused, the input untouched", "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-compare-on-inputs");
+  const std::string src = std::string(HETSIM_SOURCE_DIR) + "/traces/";
+  const std::string native = hetsim::test::slurp(src + "native.csv");
+  const std::string cluster = dir.write("cluster.json", hetsim::test::slurp(src + "cluster-2rack.json"));
+  const auto refused = [&](const std::string& args, const std::string& file, const std::string& input_option,
+                           const std::string& input) {
+    INFO(args);
+    const std::string before = hetsim::test::slurp(input);
+    const auto r = run_cli("compare -q --cluster " + cluster + " " + args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("hetsim: error: " + file + ": field '--out': --out would overwrite the file " +
+                                  input_option + " reads (" + input + "); give --out another folder"));
+    CHECK(hetsim::test::slurp(input) == before);  // before, the runs' outputs replaced it
+  };
+  const std::string o = dir.str() + "/o";
+  const std::string t1 = dir.write("o/compare.csv", native);
+  refused("--trace " + t1 + " --policies fifo,srtf --out " + o, o + "/compare.csv", "--trace", t1);
+  const std::string t2 = dir.write("p/srtf/jobs.csv", native);
+  refused("--trace " + t2 + " --policies fifo,srtf --out " + dir.str() + "/p", dir.str() + "/p/srtf/jobs.csv", "--trace", t2);
+  const std::string trace = dir.write("in/native.csv", native);
+  const std::string samples = dir.write("q/tiresias-gittins/utilization.csv", "duration\n100\n200\n");
+  refused("--trace " + trace + " --policies fifo,tiresias-gittins --param samples_csv=" + samples + " --out " + dir.str() +
+              "/q",
+          dir.str() + "/q/tiresias-gittins/utilization.csv", "--param samples_csv", samples);
+  // Inputs beside the outputs are fine.
+  const auto r = run_cli("compare -q --cluster " + cluster + " --trace " + trace + " --policies fifo --out " + dir.str() + "/in");
+  CHECK(r.exit_code == 0);
+  CHECK(hetsim::test::slurp(trace) == native);
 }
 
 TEST_CASE("cli: --timeline on a FIFO nobody reads exits 2 at once; with a reader the FIFO gets the whole timeline",

@@ -72,6 +72,41 @@ std::vector<PolicyVariant> variants(const CompareOptions& o, const RunSpec& base
   return out;
 }
 
+// A path as the file system resolves it (`DIR/./x`, `DIR/x` and its absolute path are one file).
+std::filesystem::path resolved_compare_path(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+  return ec ? std::filesystem::absolute(path).lexically_normal() : p;
+}
+
+// An output of --out on a file the runs read would replace the user's data after the runs (as
+// `run` refuses it): DIR/compare.csv, DIR/compare.json and DIR/<policy>/{jobs.csv, summary.json,
+// utilization.csv} against the trace, workload, table, cluster file, policy files and samples_csv.
+void check_outputs_not_inputs(const std::string& dir, const RunOptions& run, const RunSpec& base,
+                              const std::vector<PolicyVariant>& policies) {
+  std::vector<std::pair<std::string, std::string>> inputs;  // option, path
+  for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", base.trace},
+                                     {"--workload", base.workload}, {"--throughputs", base.throughputs}})
+    if (!path.empty()) inputs.emplace_back(option, path);
+  const std::string cluster = base.cluster.substr(base.cluster.find(':') + 1);
+  if (std::filesystem::is_regular_file(cluster)) inputs.emplace_back("--cluster", cluster);
+  for (const std::string& f : run.policy_files) inputs.emplace_back("--policy-file", f.substr(0, f.rfind(':')));
+  for (const PolicyVariant& v : policies)
+    if (const auto it = v.params.find("samples_csv"); it != v.params.end() && !it->second.empty())
+      inputs.emplace_back("--param samples_csv", it->second);
+  const std::filesystem::path root(dir);
+  std::vector<std::filesystem::path> outputs{root / "compare.csv", root / "compare.json"};
+  for (const PolicyVariant& v : policies)
+    for (const char* name : {"jobs.csv", "summary.json", "utilization.csv"})
+      outputs.push_back(root / safe_folder_name(v.label) / name);
+  for (const std::filesystem::path& o : outputs)
+    for (const auto& [option, path] : inputs)
+      if (resolved_compare_path(o.string()) == resolved_compare_path(path))
+        throw InputError(o.string(), 0, "--out",
+                         fmt::format("--out would overwrite the file {} reads ({}); give --out another folder", option,
+                                     path));
+}
+
 }  // namespace
 
 Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
@@ -97,7 +132,10 @@ Action add_compare_command(CLI::App& app, const PolicyRegistry& registry) {
     // Every policy reads the same inputs: a bad trace, cluster or table is one input error (exit 2)
     // before anything runs, not one failure per policy.
     check_run_inputs(base);
-    if (!opts->out.empty()) check_output_folder(opts->out, "--out");
+    if (!opts->out.empty()) {
+      check_output_folder(opts->out, "--out");
+      check_outputs_not_inputs(opts->out, opts->run, base, policies);
+    }
     ProgressBar bar(ProgressSettings::for_stderr(opts->quiet, opts->log_level, opts->progress_period_s));
     std::size_t finished = 0, failed = 0;
     auto on_done = [&](const CompareEntry& e, double wall_s) {

@@ -60,8 +60,9 @@ std::vector<PlannedOutput> planned_outputs(const RunCommandOptions& o) {
 }
 
 // The files this run reads that an output could be mistaken for: trace, workload, throughput
-// table, cluster JSON, Python policy files (folders such as --profiles cannot be an output file).
-std::vector<PlannedOutput> input_files(const RunCommandOptions& o) {
+// table, cluster JSON, Python policy files, a policy's input file (--param samples_csv); folders such
+// as --profiles cannot be an output file.
+std::vector<PlannedOutput> input_files(const RunCommandOptions& o, const PolicyParams& params) {
   const RunSpec& spec = o.run.spec;
   std::vector<PlannedOutput> files;
   for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", spec.trace},
@@ -71,6 +72,10 @@ std::vector<PlannedOutput> input_files(const RunCommandOptions& o) {
   const std::string cluster = spec.cluster.substr(spec.cluster.find(':') + 1);
   if (std::filesystem::is_regular_file(cluster)) files.push_back({"--cluster", cluster});
   for (const std::string& f : o.run.policy_files) files.push_back({"--policy-file", f.substr(0, f.rfind(':'))});
+  // Policy parameters (PARAMS: as parsed by to_run_spec) that name a file the policy reads
+  // (tiresias-gittins' samples_csv).
+  if (const auto it = params.find("samples_csv"); it != params.end() && !it->second.empty())
+    files.push_back({"--param samples_csv", it->second});
   return files;
 }
 
@@ -147,7 +152,7 @@ Action add_run_command(CLI::App& app, const PolicyRegistry& registry) {
     const PolicyHost host(registry, opts->run.policy_files);
     if (!host.names().empty() && opts->run.policy_option->count() == 0) spec.policy = host.names().front();
     // Where the results go is checked before they are computed.
-    check_outputs_distinct(planned_outputs(*opts), input_files(*opts));
+    check_outputs_distinct(planned_outputs(*opts), input_files(*opts, spec.params));
     if (!opts->out.empty()) check_output_folder(opts->out, "--out");
     std::optional<TimelineFiles> timeline;
     std::vector<JobEventSink*> sinks;

@@ -434,7 +434,9 @@ MORE_BAD_INPUTS = [
     ("half-gpu", {"t.allocations.csv": replace_once("3600.000000,4,v100", "3600.000000,2.5,v100")},
      "t.allocations.csv: line 2: column gpus: not a count (a whole number >= 0): 2.5"),
     ("busy-type-negative", {"t.utilization.csv": replace_once("0.500000,0,1,4,0\n", "0.500000,0,1,4,-1\n")},
-     "t.utilization.csv: line 2: column busy_t4: not a count (a whole number >= 0): -1"),
+     "t.utilization.csv: line 2: column busy_t4: not a number of busy GPUs (>= 0, in thousandths): -1"),
+    ("busy-finer-than-thousandths", {"t.utilization.csv": replace_once("0.500000,0,1,4,0\n", "0.500000,0,1,4,0.0005\n")},
+     "t.utilization.csv: line 2: column busy_t4: not a number of busy GPUs (>= 0, in thousandths): 0.0005"),
     ("time-backwards", {"t.utilization.csv": replace_once("\n1200.000000,", "\n100.000000,")},
      "t.utilization.csv: line 4: column time_s: 100 is before the row above (hetsim writes them in time order)"),
 ]
@@ -445,3 +447,15 @@ def test_counts_and_time_order_are_checked(folders, tmp_path, capsys, name, chan
     """Found beyond the issue's list: damage that drew a wrong figure with exit 0."""
     bad = damaged_copy(folders["fixture"], tmp_path / name, changes)
     assert _error_of(capsys, bad) == f"plot: {bad}{os.sep}{expected}"
+
+
+def test_fractional_busy_gpus_are_drawn(tmp_path, capsys):
+    """Jobs asking for a fraction of a GPU (gpu_milli): the utilisation CSV counts busy GPUs in thousandths; plot
+    and report refused it as 'not a count'."""
+    folder = _small_run(str(tmp_path / "shared"))
+    with open(os.path.join(folder, "run.utilization.csv"), "w") as f:
+        f.write("time_s,busy_gpus,total_gpus,utilization,busy_v100\n0,0.5,2,0.25,0.5\n40,0.333,2,0.1665,0.333\n"
+                "90,0,2,0,0\n")
+    plot.main([folder, "-o", str(tmp_path / "figs")])   # returns: no SystemExit(2)
+    assert (tmp_path / "figs" / "utilization.png").is_file()
+    assert capsys.readouterr().err == ""
