@@ -139,3 +139,13 @@ TEST_CASE("network option: names, and the runs it needs", "[network]") {
   CHECK_THROWS_WITH(check_run_spec(spec, make_default_registry()),
                     Catch::Contains("'shared' needs the event mechanism"));
 }
+
+TEST_CASE("schedule on arrival is refused under the gavel mechanism (it would be recorded unused)") {
+  RunSpec spec;
+  spec.policy = "isolated";
+  spec.mechanism.schedule_on_arrival = true;
+  CHECK_THROWS_WITH(check_run_spec(spec, make_default_registry()),
+                    Catch::Contains("--schedule-on-arrival") && Catch::Contains("gavel mechanism"));
+  spec.policy = "fifo";  // the event mechanism takes it
+  CHECK_NOTHROW(check_run_spec(spec, make_default_registry()));
+}

@@ -378,6 +378,28 @@ TEST_CASE("cli: compare --out on a file the runs read is refused, the input unto
   CHECK(hetsim::test::slurp(trace) == native);
 }
 
+TEST_CASE("cli: sweep --out on a file its points read is refused before any run, the input untouched",
+          "[outputs][cli]") {
+  hetsim::test::TempDir dir("outputs-sweep-on-inputs");
+  const std::string native = hetsim::test::slurp(std::string(HETSIM_SOURCE_DIR) + "/traces/native.csv");
+  const std::string spec = dir.write("spec.json", R"({"name": "s", "trace": "o/results.csv", "policies": ["fifo"]})");
+  const std::string trace = dir.write("o/results.csv", native);
+  auto r = run_cli("sweep -q " + spec + " --out " + dir.str() + "/o");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("field '--out': --out " + dir.str() + "/o would overwrite the file point fifo reads "
+                                "(--trace "));
+  CHECK(hetsim::test::slurp(trace) == native);  // before, it became the results table
+  // A trace under --out/points/ is refused too; one beside the tables is fine.
+  const std::string spec2 = dir.write("spec2.json", R"({"name": "s", "trace": "p/points/x.csv", "policies": ["fifo"]})");
+  dir.write("p/points/x.csv", native);
+  CHECK(run_cli("sweep -q " + spec2 + " --out " + dir.str() + "/p").exit_code == 2);
+  const std::string spec3 = dir.write("spec3.json", R"({"name": "s", "trace": "q/native.csv", "policies": ["fifo"]})");
+  dir.write("q/native.csv", native);
+  r = run_cli("sweep -q " + spec3 + " --out " + dir.str() + "/q");
+  CHECK(r.exit_code == 0);
+  CHECK(hetsim::test::slurp(dir.str() + "/q/native.csv") == native);
+}
+
 TEST_CASE("cli: --timeline on a FIFO nobody reads exits 2 at once; with a reader the FIFO gets the whole timeline",
           "[outputs][cli]") {
   hetsim::test::TempDir dir("outputs-fifo");

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsim/metrics/summary.hpp"
@@ -124,6 +125,11 @@ void check_run_spec(const RunSpec& spec, const PolicyRegistry& registry);
 /// model, the cf profile) without simulating, so a bad file fails once, before any run starts
 /// (compare uses it before running its policies). Throws InputError naming file, line and field.
 void check_run_inputs(const RunSpec& spec);
+
+/// The files a run of `spec` reads that an output could replace, as (command-line option, path):
+/// trace, workload, throughput table, cluster JSON (or node list), a policy's input file
+/// (--param samples_csv). run, compare and sweep refuse outputs on them before running.
+std::vector<std::pair<std::string, std::string>> run_input_files(const RunSpec& spec);
 
 /// Writes DIR/jobs.csv and DIR/summary.json (creating DIR). Throws InputError if DIR cannot be
 /// written.

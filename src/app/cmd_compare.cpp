@@ -84,16 +84,14 @@ std::filesystem::path resolved_compare_path(const std::string& path) {
 // utilization.csv} against the trace, workload, table, cluster file, policy files and samples_csv.
 void check_outputs_not_inputs(const std::string& dir, const RunOptions& run, const RunSpec& base,
                               const std::vector<PolicyVariant>& policies) {
-  std::vector<std::pair<std::string, std::string>> inputs;  // option, path
-  for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", base.trace},
-                                     {"--workload", base.workload}, {"--throughputs", base.throughputs}})
-    if (!path.empty()) inputs.emplace_back(option, path);
-  const std::string cluster = base.cluster.substr(base.cluster.find(':') + 1);
-  if (std::filesystem::is_regular_file(cluster)) inputs.emplace_back("--cluster", cluster);
+  std::vector<std::pair<std::string, std::string>> inputs = run_input_files(base);  // option, path
   for (const std::string& f : run.policy_files) inputs.emplace_back("--policy-file", f.substr(0, f.rfind(':')));
-  for (const PolicyVariant& v : policies)
-    if (const auto it = v.params.find("samples_csv"); it != v.params.end() && !it->second.empty())
-      inputs.emplace_back("--param samples_csv", it->second);
+  for (const PolicyVariant& v : policies) {
+    RunSpec with_params = base;
+    with_params.params = v.params;
+    for (auto& file : run_input_files(with_params))
+      if (file.first == "--param samples_csv") inputs.push_back(std::move(file));
+  }
   const std::filesystem::path root(dir);
   std::vector<std::filesystem::path> outputs{root / "compare.csv", root / "compare.json"};
   for (const PolicyVariant& v : policies)

@@ -63,19 +63,11 @@ std::vector<PlannedOutput> planned_outputs(const RunCommandOptions& o) {
 // table, cluster JSON, Python policy files, a policy's input file (--param samples_csv); folders such
 // as --profiles cannot be an output file.
 std::vector<PlannedOutput> input_files(const RunCommandOptions& o, const PolicyParams& params) {
-  const RunSpec& spec = o.run.spec;
+  RunSpec spec = o.run.spec;
+  spec.params = params;
   std::vector<PlannedOutput> files;
-  for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", spec.trace},
-                                     {"--workload", spec.workload}, {"--throughputs", spec.throughputs}})
-    if (!path.empty()) files.push_back({option, path});
-  // A preset is a name; a cluster file (or the node list after "alibaba-openb:") is a path.
-  const std::string cluster = spec.cluster.substr(spec.cluster.find(':') + 1);
-  if (std::filesystem::is_regular_file(cluster)) files.push_back({"--cluster", cluster});
+  for (const auto& [option, path] : run_input_files(spec)) files.push_back({option, path});
   for (const std::string& f : o.run.policy_files) files.push_back({"--policy-file", f.substr(0, f.rfind(':'))});
-  // Policy parameters (PARAMS: as parsed by to_run_spec) that name a file the policy reads
-  // (tiresias-gittins' samples_csv).
-  if (const auto it = params.find("samples_csv"); it != params.end() && !it->second.empty())
-    files.push_back({"--param samples_csv", it->second});
   return files;
 }
 

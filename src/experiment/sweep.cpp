@@ -32,6 +32,32 @@ std::string done_marker(const fs::path& dir) {
 // one whose run fails: FAILED holds the error, and no DONE points at truncated files.
 // A broken invariant (an internal error) is recorded the same way and then rethrown.
 // Returns the run's warnings (for stderr; no output file records them).
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  return ec ? fs::absolute(path).lexically_normal() : p;
+}
+
+// A sweep's outputs on a file its runs read would replace the user's data after the runs (run and
+// compare refuse the same): results*.csv and failures*.csv in --out, anything under --out/points/.
+void check_outputs_not_inputs(const fs::path& out, const std::vector<ExperimentPoint>& points) {
+  const fs::path root = resolved(out);
+  for (const ExperimentPoint& p : points)
+    for (const auto& [option, path] : run_input_files(p.run)) {
+      const fs::path in = resolved(path);
+      const std::string name = in.filename().string();
+      const bool table = in.parent_path() == root && in.extension() == ".csv" &&
+                         (name.rfind("results", 0) == 0 || name.rfind("failures", 0) == 0);
+      const fs::path below = in.lexically_relative(root / "points");
+      const bool in_points = !below.empty() && *below.begin() != "..";
+      if (table || in_points)
+        throw InputError(path, 0, "--out",
+                         fmt::format("--out {} would overwrite the file point {} reads ({} {}); give --out another "
+                                     "folder",
+                                     out.string(), p.id, option, path));
+    }
+}
+
 std::vector<std::string> run_point(const ExperimentPoint& point, const fs::path& dir, const PolicyRegistry& registry,
                                    bool check_invariants) {
   std::error_code ec;
@@ -84,6 +110,7 @@ Shard parse_shard(const std::string& text) {
 SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points,
                       const PolicyRegistry& registry, const SweepOptions& options) {
   const fs::path out(options.out_dir);
+  check_outputs_not_inputs(out, points);
   std::error_code ec;
   fs::create_directories(out / "points", ec);
   if (ec) throw InputError(options.out_dir, 0, "--out", "cannot create folder: " + ec.message());

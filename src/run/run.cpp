@@ -429,6 +429,13 @@ std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const 
                                       "gavel mechanism, which gives fractional jobs whole GPUs",
                                       spec.policy),
                           true};
+  if (spec.mechanism.schedule_on_arrival)
+    return RunSpecProblem{"schedule_on_arrival",
+                          fmt::format("a pass at each arrival applies to the event mechanism's rounds (--interval); "
+                                      "policy '{}' runs under the gavel mechanism, where arrivals join at the end of "
+                                      "the round in progress (Gavel's rule): drop --schedule-on-arrival",
+                                      spec.policy),
+                          true};
   // The time-sharing mechanism places jobs itself (docs/policies.md); a placement would be recorded
   // in summary.json without having been used.
   if (spec.placement != RunSpec{}.placement)
@@ -449,6 +456,19 @@ void check_run_spec(const RunSpec& spec, const PolicyRegistry& registry) {
     problem = find_mechanism_problem(spec, registry);
   }
   if (problem) throw InputError("", 0, cli_flag_of(problem->key), problem->message);
+}
+
+std::vector<std::pair<std::string, std::string>> run_input_files(const RunSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [option, path] : {std::pair<const char*, std::string>{"--trace", spec.trace},
+                                     {"--workload", spec.workload}, {"--throughputs", spec.throughputs}})
+    if (!path.empty()) files.emplace_back(option, path);
+  // A preset is a name; a cluster file (or the node list after "alibaba-openb:") is a path.
+  const std::string cluster = spec.cluster.substr(spec.cluster.find(':') + 1);
+  if (std::filesystem::is_regular_file(cluster)) files.emplace_back("--cluster", cluster);
+  if (const auto it = spec.params.find("samples_csv"); it != spec.params.end() && !it->second.empty())
+    files.emplace_back("--param samples_csv", it->second);
+  return files;
 }
 
 void check_run_inputs(const RunSpec& spec) {
