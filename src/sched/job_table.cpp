@@ -96,15 +96,21 @@ void JobTable::stop(JobIndex j, SimTime now, StopReason why) {
   JobRuntime& job = this->job(j);
   emit(now, JobEventKind::Stopped, job, job.gpus, to_string(why), why);
   release_gpus(job);
+  back_to_pending(job, why);
+}
+
+// What every stop does once its event is out and its GPUs are given back (or stay with a pair's
+// host): no allocation, a new generation, the preemption counted, back in the pending set.
+void JobTable::back_to_pending(JobRuntime& job, StopReason why) {
   job.gpus.clear();
   job.gpu_type = -1;
   job.rate = 0.0;
   ++job.generation;
   if (why == StopReason::Preempted) ++job.preemptions;
   job.status = JobStatus::Pending;
-  running_.erase(j);
-  pending_.insert(j);
-  mark_changed(j);
+  running_.erase(job.index);
+  pending_.insert(job.index);
+  mark_changed(job.index);
 }
 
 void JobTable::change_batch(JobIndex j, int batch_size, double rate, SimTime now) {

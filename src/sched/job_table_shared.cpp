@@ -28,15 +28,7 @@ void JobTable::stop_shared(JobIndex j, JobIndex host, SimTime now, StopReason wh
   JobEvent e{now, JobEventKind::Stopped, j, job.spec, job.gpus, to_string(why), why, false, 0.0};
   e.shares_with = host;
   emit_event(e, job);
-  job.gpus.clear();
-  job.gpu_type = -1;
-  job.rate = 0.0;
-  ++job.generation;
-  if (why == StopReason::Preempted) ++job.preemptions;
-  job.status = JobStatus::Pending;
-  running_.erase(j);
-  pending_.insert(j);
-  mark_changed(j);
+  back_to_pending(job, why);
 }
 
 void JobTable::finish_shared(JobIndex j, JobIndex host, SimTime now) {

@@ -147,6 +147,7 @@ class JobTable {
   // Gives back a job's GPUs in the cluster state: whole, or its share of one (JobSpec::gpu_milli).
   void release_gpus(const JobRuntime& job);
   double open_allocation(JobRuntime& job, double rate, SimTime now);
+  void back_to_pending(JobRuntime& job, StopReason why);
   void emit(SimTime now, JobEventKind kind, const JobRuntime& job, std::span<const GpuId> gpus,
             std::string_view reason = {}, StopReason stop = StopReason::None, double restart_s = 0.0);
   void emit_event(const JobEvent& event, const JobRuntime& job);
