@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: CPU time and peak RSS of the round-based policies of issue 19 against its targets:
 # heet, afs and srsf on 10,000 generated jobs on heet-120, heet on the ITP trace cluster04
-# (pollux-64 x 4), gavel-maxmin on 1,000 generated jobs on gavel-108.
+# (pollux-64 x 4), gavel-maxmin on 1,000 generated jobs on gavel-108, pollux on the Pollux
+# simulator's workloads 1-8 (pollux-64, 60 s rounds).
 #   bash bench/policy_speed.sh [BEFORE_BINARY]
 # With BEFORE_BINARY (e.g. a copy of an older build) every workload also runs on it, the jobs.csv
 # of both must be byte-identical (a speed-up must not change results), and both figures print.
@@ -66,6 +67,12 @@ row "srsf, 10,000 jobs, heet-120" 5 --cluster heet-120 --generate 10000 --throug
 row "heet, ITP cluster04, pollux-64 x4" 5 --cluster pollux-64 --cluster-scale 4 --trace "$itp" --format itp --policy heet
 row "gavel-maxmin, 1,000 jobs, gavel-108" 10 --cluster gavel-108 --generate 1000 --throughputs "$table" \
   --policy gavel-maxmin
+# pollux on the Pollux simulator's workloads as scripts/pollux_fidelity.py runs them (issue 19: 0.3 s each).
+for n in 1 2 3 4 5 6 7 8; do
+  wl="$data/pollux/workloads/workload-$n.csv"
+  [ -f "$wl" ] || { echo "bench: $wl not found (set HETSIM_SHARED_DATA)" >&2; exit 2; }
+  row "pollux, Pollux workload-$n, pollux-64" 0.3 --cluster pollux-64 --workload "$wl" --policy pollux --interval 60
+done
 if [ -s "$work/failed" ]; then
   echo "bench: $(wc -l < "$work/failed") run(s) failed (their errors above): $(tr '\n' ' ' < "$work/failed")" >&2
   exit 1

@@ -57,16 +57,21 @@ double GoodputModel::iteration_time_s(const PolluxApplication& a, const std::str
   return st.step_s + accum_s * batch.accum_steps;
 }
 
-double GoodputModel::goodput(const PolluxApplication& a, const std::string& gpu_type, const Placement& placement,
-                             int batch_size, int epoch) const {
+std::optional<GoodputModel::GoodputStep> GoodputModel::goodput_step(const PolluxApplication& a,
+                                                                   const std::string& gpu_type,
+                                                                   const Placement& placement, int batch_size) const {
   int replicas = 0;
   for (int g : placement) replicas += g;
-  if (replicas <= 0 || batch_size <= 0) return 0.0;
+  if (replicas <= 0 || batch_size <= 0) return std::nullopt;
   LocalBatch lb = split_batch(a, batch_size, replicas);
-  if (lb.atomic_bsz < 1) return 0.0;
+  if (lb.atomic_bsz < 1) return std::nullopt;
   double total_s = iteration_time_s(a, gpu_type, placement, lb);
-  if (!(total_s > 0)) return 0.0;
-  double bs = lb.global(replicas);
+  if (!(total_s > 0)) return std::nullopt;
+  return GoodputStep{total_s, static_cast<double>(lb.global(replicas))};
+}
+
+double GoodputModel::goodput_at(const PolluxApplication& a, const GoodputStep& step, int epoch) const {
+  const double bs = step.global_batch;
   double scale = bs / a.init_batch_size();
   // Gradient statistics are looked up inside the validated range (the split never leaves it for
   // admitted jobs; the clamp only guards rounding).
@@ -74,7 +79,13 @@ double GoodputModel::goodput(const PolluxApplication& a, const std::string& gpu_
   auto [sqr, var] = a.grad_stats(lookup, epoch);
   double denom = var / scale + sqr;
   double gain = denom > 0 ? (var + sqr) / denom : 1.0;
-  return gain / total_s;
+  return gain / step.iteration_s;
+}
+
+double GoodputModel::goodput(const PolluxApplication& a, const std::string& gpu_type, const Placement& placement,
+                             int batch_size, int epoch) const {
+  const std::optional<GoodputStep> step = goodput_step(a, gpu_type, placement, batch_size);
+  return step ? goodput_at(a, *step, epoch) : 0.0;
 }
 
 double GoodputModel::rate(const JobSpec& job, const AllocationShape& shape) const {

@@ -1,6 +1,7 @@
 // The Pollux simulator's step-time interpolation (petuum/adaptdl, osdi21-artifact,
 // simulator/applications.py, Application.get_throughput), re-implemented.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -14,16 +15,28 @@ namespace hetsim {
 
 std::string placement_key(const Placement& placement) {
   std::vector<int> p;
+  p.reserve(placement.size());
   for (int g : placement)
     if (g > 0) p.push_back(g);
-  std::vector<int> best = p;
-  for (std::size_t i = 1; i < p.size(); ++i) {
-    std::vector<int> rot(p.begin() + static_cast<std::ptrdiff_t>(i), p.end());
-    rot.insert(rot.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(i));
-    if (rot < best) best = rot;
+  // The lexicographically smallest rotation, compared in place (it is looked up at every goodput
+  // evaluation, so no rotation is copied).
+  const std::size_t n = p.size();
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const int a = p[(i + k) % n], b = p[(best + k) % n];
+      if (a != b) {
+        if (a < b) best = i;
+        break;
+      }
+    }
   }
   std::string key;
-  for (int g : best) key += std::to_string(g);
+  char digits[16];
+  for (std::size_t k = 0; k < n; ++k) {
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, p[(best + k) % n]);
+    key.append(digits, end);
+  }
   return key;
 }
 

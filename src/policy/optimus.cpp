@@ -12,9 +12,16 @@
 //    between its current epoch and its last (1 when it is in its last epoch);
 //  - a running job whose GPU count is unchanged keeps its GPUs; the others are placed in
 //    increasing GPU count, node by node on the node with the most free GPUs.
-// Needs the goodput model (a Pollux/Sia workload). Plans on the cluster's largest GPU type.
+// GPU types (issue 14): a job uses one type at a time (a step profile measures one type). With
+// `type_choice=fastest` (default) a job's first GPU is on its own type while that has room (a
+// running job), else on the type with room where one GPU steps fastest; its further GPUs come
+// from that type's pool. Gains are seconds of predicted remaining time, the same unit on every
+// type, so the greedy compares jobs across types directly. `type_choice=largest` plans every job
+// on the cluster's largest GPU type (the rule before; on one type both are the same).
+// Needs the goodput model (a Pollux/Sia workload).
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 #include "hetsim/perf/goodput_model.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -26,6 +33,7 @@ namespace {
 
 class OptimusPolicy final : public SchedulingPolicy {
  public:
+  explicit OptimusPolicy(bool largest_only) : largest_only_(largest_only) {}
   std::string name() const override { return "optimus"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
 
@@ -33,80 +41,130 @@ class OptimusPolicy final : public SchedulingPolicy {
     const auto* model = dynamic_cast<const GoodputModel*>(&ctx.model());
     if (!model) throw InputError("", 0, "--policy", "optimus needs a Pollux/Sia workload (--workload): it plans with the goodput model");
     const Cluster& cluster = ctx.cluster();
-    GpuTypeId type = 0;
-    for (std::size_t t = 1; t < cluster.gpu_types().size(); ++t)
-      if (cluster.gpus_of_type(static_cast<GpuTypeId>(t)) > cluster.gpus_of_type(type)) type = static_cast<GpuTypeId>(t);
-    const std::string& type_name = cluster.gpu_types()[static_cast<std::size_t>(type)].name;
-    const int per_node = cluster.max_gpus_per_node(type);
+    const std::size_t ntypes = cluster.gpu_types().size();
+    GpuTypeId largest = 0;
+    for (std::size_t t = 1; t < ntypes; ++t)
+      if (cluster.gpus_of_type(static_cast<GpuTypeId>(t)) > cluster.gpus_of_type(largest)) largest = static_cast<GpuTypeId>(t);
 
-    std::vector<JobIndex> jobs(ctx.pending().begin(), ctx.pending().end());
-    jobs.insert(jobs.end(), ctx.running().begin(), ctx.running().end());
-    std::sort(jobs.begin(), jobs.end());
-    const std::size_t n = jobs.size();
-    std::vector<double> remaining(n, 1.0);
-    std::vector<const PolluxApplication*> apps(n, nullptr);
+    Plan plan;
+    plan.jobs.assign(ctx.pending().begin(), ctx.pending().end());
+    plan.jobs.insert(plan.jobs.end(), ctx.running().begin(), ctx.running().end());
+    std::sort(plan.jobs.begin(), plan.jobs.end());
+    const std::size_t n = plan.jobs.size();
+    plan.remaining.assign(n, 1.0);
+    plan.apps.assign(n, nullptr);
     for (std::size_t i = 0; i < n; ++i) {
-      const JobSpec& spec = *ctx.job(jobs[i]).spec;
-      apps[i] = model->app(spec.job_type);
-      const PolluxApplication& a = *apps[i];
-      int epoch = a.epoch_of(ctx.work_done(jobs[i]));
+      const JobSpec& spec = *ctx.job(plan.jobs[i]).spec;
+      plan.apps[i] = model->app(spec.job_type);
+      const PolluxApplication& a = *plan.apps[i];
+      int epoch = a.epoch_of(ctx.work_done(plan.jobs[i]));
       int last = a.max_epochs() - 1;  // completion epoch: no target metric in the simulator
-      if (last > epoch) remaining[i] = a.iteration(spec.global_batch_size, last) - a.iteration(spec.global_batch_size, epoch);
+      if (last > epoch) plan.remaining[i] = a.iteration(spec.global_batch_size, last) - a.iteration(spec.global_batch_size, epoch);
     }
-    auto step_time = [&](std::size_t i, int replicas) {
-      const PolluxApplication& a = *apps[i];
-      const int batch = ctx.job(jobs[i]).spec->global_batch_size;
-      LocalBatch lb = split_batch(a, batch, replicas);
-      if (replicas == 1) {
-        // predict_step_time accumulates at least once on one GPU, whatever the batch.
-        constexpr double kEps = 1e-8;
-        int local = static_cast<int>(std::ceil(static_cast<double>(batch) - kEps));
-        lb.accum_steps = std::max(1, static_cast<int>(std::ceil(local / static_cast<double>(a.max_local_bsz()) - kEps)) - 1);
-        lb.atomic_bsz = static_cast<int>(std::ceil(local / static_cast<double>(lb.accum_steps + 1) - kEps));
-        lb.atomic_bsz = std::min(lb.atomic_bsz, static_cast<int>(static_cast<double>(a.max_batch_size()) / (lb.accum_steps + 1)));
-      }
-      return model->iteration_time_s(a, type_name, packed_placement(replicas, per_node), lb);
-    };
-    int free_gpus = cluster.gpus_of_type(type);
-    std::vector<int> replicas(n, 0);
-    std::vector<double> gain(n, 0.0);
-    auto update_gain = [&](std::size_t i) {
-      const int max_r = ctx.job(jobs[i]).spec->max_gpus;
-      if (replicas[i] + 1 > max_r || free_gpus < 1)
-        gain[i] = 0.0;
-      else
-        gain[i] = (step_time(i, replicas[i]) - step_time(i, replicas[i] + 1)) * remaining[i];
-    };
+    plan.free.resize(ntypes);
+    for (std::size_t t = 0; t < ntypes; ++t) plan.free[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+    plan.type.assign(n, largest);
+    plan.replicas.assign(n, 0);
+    plan.gain.assign(n, 0.0);
+    // One GPU each in arrival order while GPUs last (on its type), then GPU by GPU to the largest gain.
     for (std::size_t i = 0; i < n; ++i) {
-      if (free_gpus < 1) continue;
-      replicas[i] = 1;
-      --free_gpus;
-      update_gain(i);
+      if (!largest_only_) plan.type[i] = first_type(ctx, *model, plan, i);
+      if (plan.type[i] < 0 || plan.free[static_cast<std::size_t>(plan.type[i])] < 1) continue;
+      plan.replicas[i] = 1;
+      --plan.free[static_cast<std::size_t>(plan.type[i])];
+      update_gain(ctx, *model, plan, i);
     }
-    while (free_gpus > 0) {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < n; ++i)
-        if (gain[i] > gain[best]) best = i;
-      if (n == 0 || !(gain[best] > 0.0)) break;
-      ++replicas[best];
-      update_gain(best);
-      --free_gpus;
+    while (true) {
+      std::size_t best = n;
+      for (std::size_t i = 0; i < n; ++i)
+        if (plan.type[i] >= 0 && plan.free[static_cast<std::size_t>(plan.type[i])] > 0 &&
+            (best == n ? plan.gain[i] > 0.0 : plan.gain[i] > plan.gain[best]))
+          best = i;
+      if (best == n) break;
+      ++plan.replicas[best];
+      --plan.free[static_cast<std::size_t>(plan.type[best])];
+      update_gain(ctx, *model, plan, best);
     }
-    // Placement: unchanged counts keep their GPUs; the rest in increasing count, most-free node first.
+    return place(ctx, plan);
+  }
+
+ private:
+  // One pass's plan, parallel over the active jobs in arrival (index) order.
+  struct Plan {
+    std::vector<JobIndex> jobs;
+    std::vector<double> remaining;  // iterations left
+    std::vector<const PolluxApplication*> apps;
+    std::vector<GpuTypeId> type;    // -1 = runs nowhere this pass
+    std::vector<int> replicas;
+    std::vector<double> gain;       // seconds saved by one more GPU of its type
+    std::vector<int> free;          // [type] GPUs not yet planned
+  };
+
+  // Oracle seconds per iteration of job i on r GPUs of `type` packed onto full nodes, the fixed
+  // batch split as the simulator's predict_step_time does.
+  static double step_time(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i,
+                          GpuTypeId type, int replicas) {
+    const PolluxApplication& a = *plan.apps[i];
+    const int batch = ctx.job(plan.jobs[i]).spec->global_batch_size;
+    LocalBatch lb = split_batch(a, batch, replicas);
+    if (replicas == 1) {
+      // predict_step_time accumulates at least once on one GPU, whatever the batch.
+      constexpr double kEps = 1e-8;
+      int local = static_cast<int>(std::ceil(static_cast<double>(batch) - kEps));
+      lb.accum_steps = std::max(1, static_cast<int>(std::ceil(local / static_cast<double>(a.max_local_bsz()) - kEps)) - 1);
+      lb.atomic_bsz = static_cast<int>(std::ceil(local / static_cast<double>(lb.accum_steps + 1) - kEps));
+      lb.atomic_bsz = std::min(lb.atomic_bsz, static_cast<int>(static_cast<double>(a.max_batch_size()) / (lb.accum_steps + 1)));
+    }
+    const std::string& type_name = ctx.cluster().gpu_types()[static_cast<std::size_t>(type)].name;
+    return model.iteration_time_s(a, type_name, packed_placement(replicas, ctx.cluster().max_gpus_per_node(type)), lb);
+  }
+
+  // The type of job i's first GPU: its own while that has room (a running job), else the type with
+  // room and a step profile where one GPU steps fastest (ties: the lower type); -1 if none.
+  static GpuTypeId first_type(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i) {
+    const JobRuntime& job = ctx.job(plan.jobs[i]);
+    if (job.status == JobStatus::Running && plan.free[static_cast<std::size_t>(job.gpu_type)] > 0) return job.gpu_type;
+    GpuTypeId best = -1;
+    double best_s = 0.0;
+    for (std::size_t t = 0; t < plan.free.size(); ++t) {
+      if (plan.free[t] < 1 || !plan.apps[i]->profile(ctx.cluster().gpu_types()[t].name)) continue;
+      const double s = step_time(ctx, model, plan, i, static_cast<GpuTypeId>(t), 1);
+      if (s > 0.0 && (best < 0 || s < best_s)) {
+        best = static_cast<GpuTypeId>(t);
+        best_s = s;
+      }
+    }
+    return best;
+  }
+
+  static void update_gain(const PolicyView& ctx, const GoodputModel& model, Plan& plan, std::size_t i) {
+    const int max_r = ctx.job(plan.jobs[i]).spec->max_gpus;
+    const GpuTypeId t = plan.type[i];
+    const int r = plan.replicas[i];
+    if (r + 1 > max_r || plan.free[static_cast<std::size_t>(t)] < 1)
+      plan.gain[i] = 0.0;
+    else
+      plan.gain[i] = (step_time(ctx, model, plan, i, t, r) - step_time(ctx, model, plan, i, t, r + 1)) * plan.remaining[i];
+  }
+
+  // Unchanged counts keep their GPUs; the rest in increasing count, most-free node first.
+  static Decision place(const PolicyView& ctx, const Plan& plan) {
+    const std::size_t n = plan.jobs.size();
     Decision d;
     policy_detail::NodePool pool(ctx.state());
-    const std::vector<GpuTypeId> types(n, type);
-    const std::vector<char> keep = pool.keep_or_release(ctx, jobs, types, replicas, d.preempt);
+    const std::vector<char> keep = pool.keep_or_release(ctx, plan.jobs, plan.type, plan.replicas, d.preempt);
     std::vector<std::size_t> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return replicas[a] < replicas[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return plan.replicas[a] < plan.replicas[b]; });
     for (std::size_t i : order) {
-      if (replicas[i] == 0 || keep[i]) continue;
-      AllocationRequest r{jobs[i], type, replicas[i], pool.take_most_free(type, replicas[i]), 0};
+      if (plan.replicas[i] == 0 || keep[i]) continue;
+      AllocationRequest r{plan.jobs[i], plan.type[i], plan.replicas[i], pool.take_most_free(plan.type[i], plan.replicas[i]), 0};
       if (!r.gpus.empty()) d.allocate.push_back(std::move(r));
     }
     return d;
   }
+
+  bool largest_only_;
 };
 
 }  // namespace
@@ -116,9 +174,14 @@ void register_optimus(PolicyRegistry& registry) {
       "optimus",
       "greedy GPU-by-GPU allocation by marginal reduction of predicted remaining time (oracle step times)",
       "Optimus (Peng et al., EuroSys'18), as Optimus+Oracle in the Pollux simulator (petuum/adaptdl osdi21-artifact)",
-      {},
-      [](const PolicyParams&, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
-        return std::make_unique<OptimusPolicy>();
+      {{"type_choice", "fastest",
+        "GPU type of a job's first GPU: 'fastest' (its own while it has room, else the type where one GPU steps "
+        "fastest) or 'largest' (every job on the cluster's largest type, the rule before issue 14)"}},
+      [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
+        const std::string& choice = param_string(p, "type_choice");
+        if (choice != "fastest" && choice != "largest")
+          throw InputError("", 0, "--param type_choice", fmt::format("expected 'fastest' or 'largest', got '{}'", choice));
+        return std::make_unique<OptimusPolicy>(choice == "largest");
       },
       {}});
 }

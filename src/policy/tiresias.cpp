@@ -13,8 +13,11 @@
 //    times its last run time returns to queue 0 with its run time reset (0 = off, the simulator's
 //    setting);
 //  - new jobs are placed node by node, each time on the node with the most free GPUs.
-// On several GPU types a job uses one type: the one it runs on, else the type with the most GPUs
-// still unpromised among those it can run on (a documented extension; the simulator has one type).
+// On several GPU types a job uses one type: the one it runs on, else, with `type_choice=fastest`
+// (default; issue 14), the fastest type (highest rate at its GPU count) among those with room for
+// it, ties to the most unpromised GPUs, as Sia's heterogeneous baselines place jobs (Jayaram
+// Subramanya et al., SOSP'23); `type_choice=most_free` keeps the rule before: the type with the most
+// GPUs still unpromised among those it can run on. The simulator has one type, where both agree.
 // Pass cost (issue 11): the simulator re-walks every job each pass; here the queues, the counters
 // and the starvation deadlines are kept between passes and updated from
 // PolicyView::changed(), and attained service accrues lazily (a marked job's run time is its run
@@ -26,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fmt/format.h>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -33,6 +37,7 @@
 
 #include "demand_queue.hpp"
 #include "hetsim/policy/builtin.hpp"
+#include "hetsim/util/error.hpp"
 #include "node_pool.hpp"
 #include "prefix_sums.hpp"
 
@@ -41,7 +46,8 @@ namespace {
 
 class TiresiasPolicy final : public SchedulingPolicy {
  public:
-  TiresiasPolicy(double threshold_gpu_s, double starvation) : threshold_gpu_s_(threshold_gpu_s), starvation_(starvation) {}
+  TiresiasPolicy(double threshold_gpu_s, double starvation, bool most_free)
+      : threshold_gpu_s_(threshold_gpu_s), starvation_(starvation), most_free_(most_free) {}
   std::string name() const override { return "tiresias"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
 
@@ -361,22 +367,31 @@ class TiresiasPolicy final : public SchedulingPolicy {
   }
 
   // The type a job would run on with the GPUs not yet promised, or -1: its own type if running,
-  // else the type with the most unpromised GPUs among those with room where it can run (a type
-  // the table gives a measured 0 is never chosen).
-  static GpuTypeId pick_type(const PolicyView& ctx, JobIndex j, const std::vector<int>& cap) {
+  // else among the types with room where it can run (a type the model gives a rate of 0 is never
+  // chosen) the fastest (ties: the most unpromised GPUs, then the lower type), or with most_free_
+  // the one with the most unpromised GPUs.
+  GpuTypeId pick_type(const PolicyView& ctx, JobIndex j, const std::vector<int>& cap) const {
     const JobRuntime& job = ctx.job(j);
     const int n = job.spec->requested_gpus;
     if (job.status == JobStatus::Running) return cap[static_cast<std::size_t>(job.gpu_type)] >= n ? job.gpu_type : -1;
     GpuTypeId type = -1;
-    for (std::size_t t = 0; t < cap.size(); ++t)
-      if (cap[t] >= n && (type < 0 || cap[t] > cap[static_cast<std::size_t>(type)]) &&
-          ctx.rate_on_type(*job.spec, static_cast<GpuTypeId>(t), n) > 0.0)
+    double type_rate = 0.0;
+    for (std::size_t t = 0; t < cap.size(); ++t) {
+      const bool more_free = type < 0 || cap[t] > cap[static_cast<std::size_t>(type)];
+      if (cap[t] < n || (most_free_ && !more_free)) continue;
+      const double rate = ctx.rate_on_type(*job.spec, static_cast<GpuTypeId>(t), n);
+      if (!(rate > 0.0)) continue;
+      if (most_free_ || type < 0 || rate > type_rate || (rate == type_rate && more_free)) {
         type = static_cast<GpuTypeId>(t);
+        type_rate = rate;
+      }
+    }
     return type;
   }
 
   double threshold_gpu_s_;
   double starvation_;
+  bool most_free_;                                       // type_choice=most_free
   std::unordered_map<JobIndex, JobState> state_;         // active jobs
   Queue waiting_[2];                                     // jobs not running, per queue
   std::set<Queue::Entry> running_[2];                    // running jobs, per queue
@@ -399,11 +414,17 @@ void register_tiresias(PolicyRegistry& registry) {
       "discretized 2D-LAS: two FIFO queues split at a GPU-time threshold, greedy fill, most-free-node placement",
       "Tiresias (Gu et al., NSDI'19), as in the Pollux simulator (petuum/adaptdl osdi21-artifact)",
       {{"queue_threshold_gpu_s", "57600", "attained GPU-seconds that demote a job from queue 0 to queue 1"},
-       {"starvation_factor", "0", "queue-1 job returns to queue 0 after waiting this many times its run time (0 = off)"}},
+       {"starvation_factor", "0", "queue-1 job returns to queue 0 after waiting this many times its run time (0 = off)"},
+       {"type_choice", "fastest",
+        "GPU type of a job that starts: 'fastest' (highest rate among types with room) or 'most_free' (the type with "
+        "the most unpromised GPUs, the rule before issue 14)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         constexpr double any = std::numeric_limits<double>::max();
+        const std::string& choice = param_string(p, "type_choice");
+        if (choice != "fastest" && choice != "most_free")
+          throw InputError("", 0, "--param type_choice", fmt::format("expected 'fastest' or 'most_free', got '{}'", choice));
         return std::make_unique<TiresiasPolicy>(param_double(p, "queue_threshold_gpu_s", 0.0, any),
-                                                param_double(p, "starvation_factor", 0.0, any));
+                                                param_double(p, "starvation_factor", 0.0, any), choice == "most_free");
       },
       {}});
 }

@@ -7,6 +7,7 @@
 /// every epoch boundary, which next_rate_change() reports so the mechanism integrates exactly.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hetsim/perf/pollux_app.hpp"
@@ -62,6 +63,18 @@ class GoodputModel final : public ThroughputModel {
   /// `batch_size` split by split_batch(), during epoch `epoch`; 0 when it cannot run.
   double goodput(const PolluxApplication& app, const std::string& gpu_type, const Placement& placement,
                  int batch_size, int epoch) const;
+  /// The part of goodput() that does not depend on the epoch: seconds per iteration and the
+  /// effective global batch of `batch_size` split over the placement; nullopt where goodput() is 0
+  /// whatever the epoch. goodput() = goodput_at(app, *goodput_step(...), epoch), so a policy that
+  /// scans batch sizes for many epochs computes the step times once (same arithmetic).
+  struct GoodputStep {
+    double iteration_s = 0.0;
+    double global_batch = 0.0;
+  };
+  std::optional<GoodputStep> goodput_step(const PolluxApplication& app, const std::string& gpu_type,
+                                          const Placement& placement, int batch_size) const;
+  /// Goodput of a step during `epoch`: statistical efficiency at its batch over its seconds.
+  double goodput_at(const PolluxApplication& app, const GoodputStep& step, int epoch) const;
   /// Seconds per iteration (with accumulation steps) of the same configuration.
   double iteration_time_s(const PolluxApplication& app, const std::string& gpu_type, const Placement& placement,
                           const LocalBatch& batch) const;
