@@ -12,7 +12,8 @@
 //    already has is multiplied by (1 + `stickiness`), so small gains do not pay a restart;
 //  - unchanged counts keep their GPUs (the batch size may still change, without a restart); others
 //    are placed on the fewest nodes (best fit). A job uses one GPU type at a time (a placement
-//    profile measures one type; Sia's artifact likewise keeps a Pollux allocation on one type):
+//    profile measures one type; Sia's artifact, siasosp23/artifacts sia-simulator/
+//    cluster_unaware.py, likewise drops the minority types of its Pollux baseline's allocations):
 //    the one it runs on, else the type with unpromised GPUs where one GPU gives it the most
 //    goodput at its best batch size (`type_choice=fastest`, default; issue 14), or at the batch it
 //    would start with (`type_choice=default_batch`, the rule before). Once a job holds a type, its
