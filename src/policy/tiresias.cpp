@@ -15,9 +15,10 @@
 //  - new jobs are placed node by node, each time on the node with the most free GPUs.
 // On several GPU types a job uses one type: the one it runs on, else, with `type_choice=fastest`
 // (default; issue 14), the fastest type (highest rate at its GPU count) among those with room for
-// it, ties to the most unpromised GPUs, as Sia's heterogeneous baselines place jobs (Jayaram
-// Subramanya et al., SOSP'23); `type_choice=most_free` keeps the rule before: the type with the most
-// GPUs still unpromised among those it can run on. The simulator has one type, where both agree.
+// it, ties to the most unpromised GPUs, the heterogeneous baseline rule of the Sia paper (Jayaram
+// Subramanya et al., SOSP'23; its artifact has no Tiresias code); `type_choice=most_free` keeps
+// the rule before: the type with the most GPUs still unpromised among those it can run on. The
+// simulator has one type, where both agree.
 // Pass cost (issue 11): the simulator re-walks every job each pass; here the queues, the counters
 // and the starvation deadlines are kept between passes and updated from
 // PolicyView::changed(), and attained service accrues lazily (a marked job's run time is its run
