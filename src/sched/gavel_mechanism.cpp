@@ -372,6 +372,8 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
   for (JobIndex j : priorities_.order()) {  // Gavel's dict order
     auto a = allocation_.find(j);
     const std::vector<double>* x = a == allocation_.end() ? nullptr : &a->second;
+    // No share on any type: every priority is 0, so under FIFO no entry of the job is kept.
+    if (skip_zero && (x == nullptr || std::all_of(x->begin(), x->end(), [](double v) { return v == 0.0; }))) continue;
     const std::vector<double>& rate = throughput_[static_cast<std::size_t>(j)];
     priorities_.priorities_of(j, x, rate, priority_buf_, deficit_buf_);
     for (std::size_t t = 0; t < types; ++t) {

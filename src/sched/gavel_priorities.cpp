@@ -36,17 +36,19 @@ void GavelPriorities::record_run(JobIndex j, std::size_t type, double seconds) {
 }
 
 void GavelPriorities::reset(double elapsed_s, const std::map<JobIndex, std::vector<double>>& old_allocation) {
-  // Gavel's loop order (types outer, jobs inner): worker_s_ sums in the same order.
-  for (std::size_t t = 0; t < worker_s_.size(); ++t) {
-    worker_s_[t] = 0.0;
-    for (JobIndex j : order_) {
-      double& js = row(job_s_, j)[t];
-      double received = js - round_s_ / 2.0;
-      auto a = old_allocation.find(j);
+  // Gavel loops types outer, jobs inner; jobs outer here (one X look-up per job) adds to each
+  // type's total in the same job order, so the sums are the same doubles.
+  std::fill(worker_s_.begin(), worker_s_.end(), 0.0);
+  for (JobIndex j : order_) {
+    auto a = old_allocation.find(j);
+    double* js = row(job_s_, j);
+    double* deficit = row(deficit_, j);
+    for (std::size_t t = 0; t < worker_s_.size(); ++t) {
+      double received = js[t] - round_s_ / 2.0;
       double owed = a == old_allocation.end() ? 0.0 : a->second[t] * elapsed_s;
-      row(deficit_, j)[t] += owed - received;
-      js = round_s_ / 2.0;
-      worker_s_[t] += js;
+      deficit[t] += owed - received;
+      js[t] = round_s_ / 2.0;
+      worker_s_[t] += js[t];
     }
   }
 }
