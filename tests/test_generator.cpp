@@ -154,7 +154,7 @@ TEST_CASE("generator: durations are at the packed reference rate; jobs larger th
 }
 
 TEST_CASE("afs: the tournament shortcut gives the full tournament's results on a backlog", "[policy][afs]") {
-  // 300 jobs at 60 an hour on heet-120 build a queue of idle jobs behind every type, where
+  // 300 jobs at 1,000 an hour on heet-120 build a queue of idle jobs behind every type, where
   // hand_out's shortcut (src/policy/afs.cpp) hands most GPUs out; `tournament=full` runs the
   // pairwise tournament for every GPU. Same random draws, so every job must end the same.
   auto table = test::shared_data("gavel/simulation_throughputs.json");
@@ -167,7 +167,7 @@ TEST_CASE("afs: the tournament shortcut gives the full tournament's results on a
   spec.throughputs = *table;
   spec.generator = GavelWorkloadConfig{};
   spec.generator->jobs = 300;
-  spec.generator->jobs_per_hour = 60.0;
+  spec.generator->jobs_per_hour = 1000.0;
   spec.seed = 3;
   spec.policy = "afs";
   PolicyRegistry registry = make_default_registry();

@@ -116,52 +116,103 @@ class AfsPolicy final : public SchedulingPolicy {
 
   // Hands `gpus` GPUs out one at a time, each to the winner of the tournament over the open
   // candidates (those that can take one more), visited in index order from a random start.
-  // Shortcut with the same winners (issue 19): a candidate without GPUs ("idle") beats one holding
-  // GPUs whose remaining time is finite and whose gain as the shorter job is below 1, in either
-  // argument order (an idle job's gain as the longer one is exactly r1 / r1 = 1); call such a
-  // holder "weak". While an idle candidate is open and every open holder is weak, the winner is
-  // therefore idle whatever the start: the last, in index order, of those with the least
-  // remaining time on one GPU (idle against idle, the visited one wins ties). No candidate becomes
-  // idle again within a round, so one sort by (time on 1 GPU ascending, index descending) lists
-  // those winners in turn. The random start is still drawn, so the stream of draws is unchanged;
-  // otherwise the full tournament runs.
+  // The same winners at less cost (issue 19: the tournament per GPU was O(GPUs x jobs)): a
+  // candidate without GPUs ("idle") has gain exactly r1 / r1 = 1 as the longer job, so against a
+  // holder of GPUs with a finite remaining time and gain g as the shorter job it wins, in either
+  // argument order, when g < 1 ("weak" holder) and loses when g >= 1 ("dominant" holder); idle
+  // against idle, the less remaining time on one GPU wins, the visited one on ties. A run of idle
+  // candidates between two holders therefore acts on the tournament's current best b as one
+  // step: a dominant b stays, a weak b gives way to the run's last minimum, an idle b to the
+  // run's last minimum when that is not larger. hand_out keeps the holders and each run's last
+  // minimum (Runs), so a GPU costs the holders (at most the type's GPUs), not every candidate.
+  // Holders with infinite remaining time (no rate at their count) or a NaN gain are neither: while
+  // one is open, and under --param tournament=full, the full tournament runs.
   void hand_out(std::vector<Cand>& c, int limit, int gpus) {
-    std::vector<std::size_t>& open = open_;
-    std::vector<std::size_t>& idle = idle_;
-    open.clear();
-    idle.clear();
-    std::size_t strong = 0;  // open holders that are not weak
-    for (std::size_t k = 0; k < c.size(); ++k) {
-      if (!c[k].open(limit)) continue;
-      open.push_back(k);
-      if (c[k].n == 0)
-        idle.push_back(k);
-      else if (!c[k].weak())
-        ++strong;
-    }
-    std::sort(idle.begin(), idle.end(), [&](std::size_t a, std::size_t b) {
-      if (c[a].len_on_1 != c[b].len_on_1) return c[a].len_on_1 < c[b].len_on_1;
-      return a > b;
-    });
-    std::size_t next_idle = 0;
-    for (int g = 0; g < gpus && !open.empty(); ++g) {
-      std::size_t best = open[static_cast<std::size_t>(rng_() % open.size())];
-      if (!full_tournament_ && strong == 0 && next_idle < idle.size()) {
-        best = idle[next_idle++];
+    Runs& r = runs_;
+    r.reset(c, limit);
+    for (int g = 0; g < gpus && !r.open.empty(); ++g) {
+      std::size_t best = r.open[static_cast<std::size_t>(rng_() % r.open.size())];
+      if (full_tournament_ || r.odd > 0) {
+        for (std::size_t k : r.open) best = prefer(c, best, k);
       } else {
-        for (std::size_t k : open) best = prefer(c, best, k);
-        if (c[best].n == 0)
-          idle.erase(std::find(idle.begin() + static_cast<std::ptrdiff_t>(next_idle), idle.end(), best));
+        for (std::size_t i = 0; i <= r.holders.size(); ++i) {
+          if (r.run_min[i] != Runs::kNone) best = through_run(c, best, r.run_min[i]);
+          if (i < r.holders.size()) best = prefer(c, best, r.holders[i]);
+        }
       }
-      if (c[best].n > 0 && !c[best].weak()) --strong;
-      ++c[best].n;
-      c[best].refresh();
-      if (!c[best].open(limit))
-        open.erase(std::lower_bound(open.begin(), open.end(), best));
-      else if (!c[best].weak())
-        ++strong;
+      r.give(c, limit, best);
     }
   }
+
+  // The tournament's best `b` after a run of idle candidates whose last minimum is `m`.
+  static std::size_t through_run(const std::vector<Cand>& c, std::size_t b, std::size_t m) {
+    if (c[b].n == 0) return c[m].len_on_1 <= c[b].len_on_1 ? m : b;
+    return c[b].weak() ? m : b;  // not odd here: dominant or weak
+  }
+
+  // The open candidates of one type during hand_out: all of them (index order, for the random
+  // start), the holders among them (index order), the idle ones (index order) and, for each run
+  // of idle ones before holders[i] (i = holders.size(): after the last), its last minimum.
+  struct Runs {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> open, holders, idle, run_min;
+    std::size_t odd = 0;  // open holders that are neither weak nor dominant
+
+    static bool odd_holder(const Cand& x) { return x.n > 0 && !(x.len < kInf && x.gain_shorter == x.gain_shorter); }
+    void reset(const std::vector<Cand>& c, int limit) {
+      open.clear();
+      holders.clear();
+      idle.clear();
+      odd = 0;
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        if (!c[k].open(limit)) continue;
+        open.push_back(k);
+        (c[k].n == 0 ? idle : holders).push_back(k);
+        if (odd_holder(c[k])) ++odd;
+      }
+      run_min.assign(holders.size() + 1, kNone);
+      for (std::size_t i = 0; i <= holders.size(); ++i) run_min[i] = last_min(c, i);
+    }
+    // The last minimum (least time on one GPU, the later on ties) of the idle candidates before
+    // holders[i] and after holders[i - 1].
+    std::size_t last_min(const std::vector<Cand>& c, std::size_t i) const {
+      auto from = i == 0 ? idle.begin() : std::upper_bound(idle.begin(), idle.end(), holders[i - 1]);
+      auto to = i == holders.size() ? idle.end() : std::lower_bound(from, idle.end(), holders[i]);
+      std::size_t m = kNone;
+      for (auto it = from; it != to; ++it)
+        if (m == kNone || c[*it].len_on_1 <= c[m].len_on_1) m = *it;
+      return m;
+    }
+    // Candidate w got one more GPU: update the lists.
+    void give(std::vector<Cand>& c, int limit, std::size_t w) {
+      const bool was_idle = c[w].n == 0;
+      if (odd_holder(c[w])) --odd;
+      ++c[w].n;
+      c[w].refresh();
+      const bool still_open = c[w].open(limit);
+      if (!still_open) open.erase(std::lower_bound(open.begin(), open.end(), w));
+      if (still_open && odd_holder(c[w])) ++odd;
+      const auto at = static_cast<std::size_t>(std::lower_bound(holders.begin(), holders.end(), w) - holders.begin());
+      if (was_idle) {
+        idle.erase(std::lower_bound(idle.begin(), idle.end(), w));
+        if (still_open) {  // its run splits at it
+          holders.insert(holders.begin() + static_cast<std::ptrdiff_t>(at), w);
+          run_min.insert(run_min.begin() + static_cast<std::ptrdiff_t>(at), kNone);
+          run_min[at] = last_min(c, at);
+          run_min[at + 1] = last_min(c, at + 1);
+        } else {
+          run_min[at] = last_min(c, at);
+        }
+      } else if (!still_open) {  // the runs on both sides of it join
+        const std::size_t left = run_min[at], right = run_min[at + 1];
+        holders.erase(holders.begin() + static_cast<std::ptrdiff_t>(at));
+        run_min.erase(run_min.begin() + static_cast<std::ptrdiff_t>(at));
+        run_min[at] = left == kNone ? right
+                      : right == kNone ? left
+                      : (c[right].len_on_1 <= c[left].len_on_1 ? right : left);
+      }
+    }
+  };
 
   // The prototype's pairwise rule (top_priority); returns the index of the preferred candidate.
   // Both candidates are open (they can take one more GPU).
@@ -177,7 +228,7 @@ class AfsPolicy final : public SchedulingPolicy {
   std::mt19937_64 rng_;
   std::vector<Known> known_;  // [job]
   std::vector<Cand> cands_;
-  std::vector<std::size_t> open_, idle_;
+  Runs runs_;
 };
 
 }  // namespace
