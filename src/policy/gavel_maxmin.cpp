@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "allocation_lp.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -75,7 +77,7 @@ PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& c
 
 class GavelMaxMin final : public AllocationPolicy {
  public:
-  GavelMaxMin(bool fill_spare, bool packing) : fill_spare_(fill_spare), packing_(packing) {}
+  GavelMaxMin(bool fill_spare, bool packing, bool group) : fill_spare_(fill_spare), packing_(packing), group_(group) {}
   std::string name() const override { return "gavel-maxmin"; }
   bool packing() const override { return packing_; }
 
@@ -94,6 +96,7 @@ class GavelMaxMin final : public AllocationPolicy {
                                 "shares are below the LP solver's precision and may come out as 0",
                                 w_min, w_max, kMaxWeightRatio);
     if (packing_) return allocate_packed(view, prop, w_max, std::move(out));
+    if (group_) return allocate_grouped(view, prop, w_max, std::move(out));
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     std::vector<LinearProgram::Terms> rows(n);
@@ -130,6 +133,85 @@ class GavelMaxMin final : public AllocationPolicy {
   }
 
  private:
+  // --param group=true (issue 19): jobs with the same rates on every type, scale factor and weight
+  // have the same row in every constraint, so the LP is symmetric under swapping them; averaging an
+  // optimal X over those swaps keeps it feasible and optimal (the LP is convex, its objectives and
+  // constraints are swap-invariant), so an optimum exists where such jobs have equal rows. One
+  // variable y[g][t] = the group's total share (at most its count) then stands for them, with the
+  // max-min row on y / count; the optimum z and the total throughput are those of the per-job LP.
+  // Which optimal X comes back can differ (the equal split instead of GLPK's vertex), so results
+  // move and the default stays per job.
+  AllocationResult allocate_grouped(const AllocationView& view, const std::vector<double>& prop, double w_max,
+                                    AllocationResult out) const {
+    const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
+    std::vector<std::size_t> group_of(n), first;  // [job] -> group; [group] -> its first job
+    std::vector<double> count;                    // [group] -> members
+    group_jobs(view, group_of, first, count);
+    LinearProgram lp(LinearProgram::Sense::Maximize);
+    const std::size_t groups = first.size();
+    std::vector<std::vector<int>> y(groups, std::vector<int>(types));
+    std::vector<LinearProgram::Terms> rows(groups), gpus(types);
+    for (std::size_t g = 0; g < groups; ++g) {
+      const AllocationJob& job = view.jobs[first[g]];
+      const double c = prop[first[g]] > 0.0 ? job.scale_factor / (job.priority_weight / w_max * prop[first[g]]) : 0.0;
+      LinearProgram::Terms share;
+      for (std::size_t t = 0; t < types; ++t) {
+        y[g][t] = lp.add_variable(0.0, job.throughput[t] > 0.0 ? count[g] : 0.0, 0.0);
+        share.push_back({y[g][t], 1.0});
+        gpus[t].push_back({y[g][t], static_cast<double>(job.scale_factor)});
+        rows[g].push_back({y[g][t], job.throughput[t] * c});
+      }
+      lp.add_constraint(share, -LinearProgram::kInf, count[g]);
+    }
+    for (std::size_t t = 0; t < types; ++t)
+      lp.add_constraint(gpus[t], -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
+    const int z = lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
+    for (std::size_t g = 0; g < groups; ++g) {  // each member's normalised throughput >= z
+      LinearProgram::Terms with_z;
+      for (const auto& [var, coef] : rows[g]) with_z.push_back({var, coef / count[g]});
+      with_z.push_back({z, -1.0});
+      lp.add_constraint(with_z, 0.0, LinearProgram::kInf);
+    }
+    LpResult r = lp.solve();
+    double solver_s = r.solve_s;
+    if (!r.usable()) return solver_failure(view, name(), r, solver_s, 1);
+    out.solves = 1;
+    if (fill_spare_) {  // the members' throughputs sum to the group's row over y
+      const double zmin = r.x[static_cast<std::size_t>(z)];
+      lp.set_objective(z, 0.0);
+      for (const auto& row : rows)
+        for (const auto& [var, coef] : row) lp.set_objective(var, coef);
+      lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
+      LpResult r2 = lp.solve();
+      solver_s += r2.solve_s;
+      if (r2.usable()) r = std::move(r2);
+      out.solves = 2;
+    }
+    AllocationMatrix x(n, std::vector<double>(types, 0.0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t t = 0; t < types; ++t)
+        x[i][t] = r.x[static_cast<std::size_t>(y[group_of[i]][t])] / count[group_of[i]];
+    out.x = sanitize_allocation(view, std::move(x));
+    out.solver_s = solver_s;
+    return out;
+  }
+
+  // Groups of jobs with equal (scale factor, weight, rates), numbered by their first job.
+  static void group_jobs(const AllocationView& view, std::vector<std::size_t>& group_of, std::vector<std::size_t>& first,
+                         std::vector<double>& count) {
+    std::map<std::tuple<int, double, std::vector<double>>, std::size_t> group_of_key;
+    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+      const AllocationJob& job = view.jobs[i];
+      auto [it, added] = group_of_key.try_emplace({job.scale_factor, job.priority_weight, job.throughput}, first.size());
+      if (added) {
+        first.push_back(i);
+        count.push_back(0.0);
+      }
+      group_of[i] = it->second;
+      count[it->second] += 1.0;
+    }
+  }
+
   // Max-min over the packed LP, with the same second phase as the unpacked one.
   AllocationResult allocate_packed(const AllocationView& view, const std::vector<double>& prop, double w_max,
                                    AllocationResult out) const {
@@ -176,6 +258,7 @@ class GavelMaxMin final : public AllocationPolicy {
 
   bool fill_spare_;
   bool packing_;
+  bool group_;  // one LP variable per group of identical jobs (allocate_grouped)
 };
 
 }  // namespace
@@ -188,7 +271,10 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                     "true: second LP maximises total normalised throughput at the max-min optimum; false: one LP"},
                    {"packing", "false",
                     "true: Gavel's MaxMinFairness_Packing: job pairs with a pair rate in the throughput table may "
-                    "share GPUs (--mechanism gavel)"}},
+                    "share GPUs (--mechanism gavel)"},
+                   {"group", "false",
+                    "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
+                    "smaller LP; may return another optimal X than per job, so results can move)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -199,7 +285,11 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
       return v == "true";
     };
     const bool fill_spare = flag("fill_spare");
-    return std::make_unique<GavelMaxMin>(fill_spare, flag("packing"));
+    const bool packing = flag("packing");
+    const bool group = flag("group");
+    if (packing && group)
+      throw InputError("", 0, "--param group", "group=true does not combine with packing=true (pairs are per job)");
+    return std::make_unique<GavelMaxMin>(fill_spare, packing, group);
   };
   registry.add(std::move(info));
 }
