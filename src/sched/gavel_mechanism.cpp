@@ -55,6 +55,7 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
   previous_.assign(n, nullptr);
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
+  x_row_.assign(n, nullptr);
   taken_in_round_.assign(n, 0);
   packing_ = policy_.packing();
   if (packing_) {
@@ -340,8 +341,18 @@ void GavelMechanism::compute_allocation() {
   } else {
     x = sanitize_allocation(view, std::move(r.x), false);
   }
+  for (const auto& [j, row] : allocation_)
+    if (static_cast<std::size_t>(j) < x_row_.size()) x_row_[static_cast<std::size_t>(j)] = nullptr;
   allocation_.clear();
-  for (std::size_t i = 0; i < view.jobs.size(); ++i) allocation_[view.jobs[i].job] = x[i];
+  for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+    const JobIndex j = view.jobs[i].job;
+    const std::vector<double>& row = allocation_[j] = x[i];
+    // choose_jobs' flat view of X (map nodes do not move); FIFO skips the all-zero rows.
+    if (static_cast<std::size_t>(j) < x_row_.size())
+      x_row_[static_cast<std::size_t>(j)] =
+          policy_.skip_zero_priority() && std::all_of(row.begin(), row.end(), [](double v) { return v == 0.0; }) ? nullptr
+                                                                                                             : &row;
+  }
   if (packing_ && usable) read_pair_allocation(view, r);
 }
 
@@ -370,10 +381,10 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
   for (auto& list : per_type_) list.clear();
   const bool skip_zero = policy_.skip_zero_priority();
   for (JobIndex j : priorities_.order()) {  // Gavel's dict order
-    auto a = allocation_.find(j);
-    const std::vector<double>* x = a == allocation_.end() ? nullptr : &a->second;
-    // No share on any type: every priority is 0, so under FIFO no entry of the job is kept.
-    if (skip_zero && (x == nullptr || std::all_of(x->begin(), x->end(), [](double v) { return v == 0.0; }))) continue;
+    // x_row_ is X's row of j, nullptr when j has none or (FIFO) an all-zero one: then every
+    // priority is 0, so under FIFO no entry of the job is kept.
+    const std::vector<double>* x = x_row_[static_cast<std::size_t>(j)];
+    if (skip_zero && x == nullptr) continue;
     const std::vector<double>& rate = throughput_[static_cast<std::size_t>(j)];
     priorities_.priorities_of(j, x, rate, priority_buf_, deficit_buf_);
     for (std::size_t t = 0; t < types; ++t) {

@@ -166,6 +166,7 @@ class GavelMechanism final : public EventHandler {
   std::size_t joined_upto_ = 0;       // jobs [0, joined_upto_) have joined or were final at arrival
   std::size_t arrived_upto_ = 0;      // jobs [0, arrived_upto_) have had their arrival event
   std::map<JobIndex, std::vector<double>> allocation_; // X by job
+  std::vector<const std::vector<double>*> x_row_;      // [job]: its row of allocation_ (choose_jobs)
   GavelPriorities priorities_;
   PyRandom shuffler_;
   std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order
