@@ -40,11 +40,11 @@ table="$data/gavel/simulation_throughputs.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# CPU seconds (user + sys) and peak RSS MB of a command: "S MB" on stdout.
-cpu_of() {  # timefile, then the command
-  local f=$1; shift
-  /usr/bin/time -f '%U %S %M' -o "$f" "$@"
-  awk '{printf "%.3f %.1f", $1 + $2, $3 / 1024}' "$f"
+# CPU seconds (user + sys) and peak RSS MB of a command: "S MB" on stdout; its output goes to log.
+cpu_of() {  # timefile, log, then the command
+  local f=$1 log=$2; shift 2
+  /usr/bin/time -f '%U %S %M' -o "$f" "$@" >"$log" 2>&1 || { echo "failed"; return 0; }
+  awk '{printf "%.3f %.1f\n", $1 + $2, $3 / 1024}' "$f"
 }
 
 # hetsim run repeated $repeat times under one timer: "S_per_run MB JCT".
@@ -56,10 +56,10 @@ set -e
 mapfile -d '' args <"$1"
 for ((i = 0; i < $2; i++)); do "$3" run -q "${args[@]}" --out "$4"; done
 SH
-  read -r s mb < <(cpu_of "$work/hetsim.time" bash "$work/repeat.sh" "$work/args" "$repeat" "$hetsim" "$out")
+  read -r s mb < <(cpu_of "$work/hetsim.time" "$work/hetsim.log" bash "$work/repeat.sh" "$work/args" "$repeat" "$hetsim" "$out")
   local jct
   jct=$(sed -n 's/.*"jct_mean_s": \([0-9.]*\).*/\1/p' "$out/summary.json")
-  awk -v s="$s" -v r="$repeat" -v mb="$mb" -v j="$jct" 'BEGIN{printf "%.4f %s %s", s / r, mb, j}'
+  awk -v s="$s" -v r="$repeat" -v mb="$mb" -v j="$jct" 'BEGIN{printf "%.4f %s %s\n", s / r, mb, j}'
 }
 
 row() {  # label, peer s, peer MB, peer JCT, hetsim s, hetsim MB, hetsim JCT, required tolerance (fraction)
@@ -102,10 +102,9 @@ for line in open(sys.argv[2]):
 PY
   jobs=$(grep -c . "$work/msr.trace")
   for policy in fifo fifo_perf; do
-    read -r ps pm < <(cd "$GAVEL_REPO/scheduler" && PYTHONPATH="$stubs:." cpu_of "$work/gavel.time" \
+    read -r ps pm < <(cd "$GAVEL_REPO/scheduler" && PYTHONPATH="$stubs:." cpu_of "$work/gavel.time" "$work/gavel.log" \
       /usr/bin/python3 scripts/drivers/simulate_scheduler_with_trace.py -t "$work/msr.trace" -p "$policy" -c 36:36:36 \
-      --num_gpus_per_server 4:4:4 --seed 0 --time_per_iteration 360 --throughputs_file "$table" >"$work/gavel.log" 2>&1 ||
-      echo "failed")
+      --num_gpus_per_server 4:4:4 --seed 0 --time_per_iteration 360 --throughputs_file "$table")
     pj=$(sed -n 's/^Average job completion time: \([0-9.]*\) seconds.*/\1/p' "$work/gavel.log" | head -1)
     [ -n "$pj" ] || { echo "peer_speed: Gavel printed no average JCT ($policy); its log ends:" >&2; tail -5 "$work/gavel.log" >&2; status=1; continue; }
     read -r hs hm hj < <(hetsim_row --cluster gavel-108 --trace "$work/msr.trace" --throughputs "$table" \
@@ -134,8 +133,8 @@ if [ -n "$pollux_sim" ]; then
   for spec in ${POLLUX_ROWS:-tiresias:1 optimus:1 optimus:2 optimus:3 optimus:6}; do
     policy=${spec%%:*} n=${spec##*:}
     wl="$data/pollux/workloads/workload-$n.csv"
-    read -r ps pm < <(cd "$pollux_sim" && cpu_of "$work/pollux.time" /usr/bin/python3 simulator.py "$wl" \
-      --policy "$policy" --interval "$interval" >"$work/pollux.log" 2>&1 || echo "failed")
+    read -r ps pm < <(cd "$pollux_sim" && cpu_of "$work/pollux.time" "$work/pollux.log" /usr/bin/python3 simulator.py "$wl" \
+      --policy "$policy" --interval "$interval")
     pj=$(sed -n 's/^Average JCT: \([0-9.]*\).*/\1/p' "$work/pollux.log" | tail -1)
     [ -n "$pj" ] || { echo "peer_speed: the Pollux simulator printed no average JCT ($spec); its log ends:" >&2; tail -5 "$work/pollux.log" >&2; status=1; continue; }
     read -r hs hm hj < <(hetsim_row --cluster pollux-64 --workload "$wl" --policy "$policy" --interval "$interval")
