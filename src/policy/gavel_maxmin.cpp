@@ -17,8 +17,6 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
-#include <map>
-#include <tuple>
 
 #include "allocation_lp.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -143,73 +141,40 @@ class GavelMaxMin final : public AllocationPolicy {
   // move and the default stays per job.
   AllocationResult allocate_grouped(const AllocationView& view, const std::vector<double>& prop, double w_max,
                                     AllocationResult out) const {
-    const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
-    std::vector<std::size_t> group_of(n), first;  // [job] -> group; [group] -> its first job
-    std::vector<double> count;                    // [group] -> members
-    group_jobs(view, group_of, first, count);
-    LinearProgram lp(LinearProgram::Sense::Maximize);
-    const std::size_t groups = first.size();
-    std::vector<std::vector<int>> y(groups, std::vector<int>(types));
-    std::vector<LinearProgram::Terms> rows(groups), gpus(types);
-    for (std::size_t g = 0; g < groups; ++g) {
-      const AllocationJob& job = view.jobs[first[g]];
-      const double c = prop[first[g]] > 0.0 ? job.scale_factor / (job.priority_weight / w_max * prop[first[g]]) : 0.0;
-      LinearProgram::Terms share;
-      for (std::size_t t = 0; t < types; ++t) {
-        y[g][t] = lp.add_variable(0.0, job.throughput[t] > 0.0 ? count[g] : 0.0, 0.0);
-        share.push_back({y[g][t], 1.0});
-        gpus[t].push_back({y[g][t], static_cast<double>(job.scale_factor)});
-        rows[g].push_back({y[g][t], job.throughput[t] * c});
-      }
-      lp.add_constraint(share, -LinearProgram::kInf, count[g]);
+    const JobGroups groups = group_identical_jobs(view);
+    BaseLp base = make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups);
+    const std::size_t types = view.gpus_per_type.size();
+    std::vector<LinearProgram::Terms> rows(groups.first.size());  // [group] its members' throughput sum
+    for (std::size_t g = 0; g < rows.size(); ++g) {
+      const AllocationJob& job = view.jobs[groups.first[g]];
+      const double c = prop[groups.first[g]] > 0.0 ? job.scale_factor / (job.priority_weight / w_max * prop[groups.first[g]]) : 0.0;
+      for (std::size_t t = 0; t < types; ++t) rows[g].push_back({base.var[g][t], job.throughput[t] * c});
     }
-    for (std::size_t t = 0; t < types; ++t)
-      lp.add_constraint(gpus[t], -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
-    const int z = lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
-    for (std::size_t g = 0; g < groups; ++g) {  // each member's normalised throughput >= z
+    const int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
+    for (std::size_t g = 0; g < rows.size(); ++g) {  // each member's normalised throughput >= z
       LinearProgram::Terms with_z;
-      for (const auto& [var, coef] : rows[g]) with_z.push_back({var, coef / count[g]});
+      for (const auto& [var, coef] : rows[g]) with_z.push_back({var, coef / groups.count[g]});
       with_z.push_back({z, -1.0});
-      lp.add_constraint(with_z, 0.0, LinearProgram::kInf);
+      base.lp.add_constraint(with_z, 0.0, LinearProgram::kInf);
     }
-    LpResult r = lp.solve();
+    LpResult r = base.lp.solve();
     double solver_s = r.solve_s;
     if (!r.usable()) return solver_failure(view, name(), r, solver_s, 1);
     out.solves = 1;
-    if (fill_spare_) {  // the members' throughputs sum to the group's row over y
+    if (fill_spare_) {
       const double zmin = r.x[static_cast<std::size_t>(z)];
-      lp.set_objective(z, 0.0);
+      base.lp.set_objective(z, 0.0);
       for (const auto& row : rows)
-        for (const auto& [var, coef] : row) lp.set_objective(var, coef);
-      lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
-      LpResult r2 = lp.solve();
+        for (const auto& [var, coef] : row) base.lp.set_objective(var, coef);
+      base.lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
+      LpResult r2 = base.lp.solve();
       solver_s += r2.solve_s;
       if (r2.usable()) r = std::move(r2);
       out.solves = 2;
     }
-    AllocationMatrix x(n, std::vector<double>(types, 0.0));
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t t = 0; t < types; ++t)
-        x[i][t] = r.x[static_cast<std::size_t>(y[group_of[i]][t])] / count[group_of[i]];
-    out.x = sanitize_allocation(view, std::move(x));
+    out.x = read_grouped_allocation(view, base, groups, r);
     out.solver_s = solver_s;
     return out;
-  }
-
-  // Groups of jobs with equal (scale factor, weight, rates), numbered by their first job.
-  static void group_jobs(const AllocationView& view, std::vector<std::size_t>& group_of, std::vector<std::size_t>& first,
-                         std::vector<double>& count) {
-    std::map<std::tuple<int, double, std::vector<double>>, std::size_t> group_of_key;
-    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
-      const AllocationJob& job = view.jobs[i];
-      auto [it, added] = group_of_key.try_emplace({job.scale_factor, job.priority_weight, job.throughput}, first.size());
-      if (added) {
-        first.push_back(i);
-        count.push_back(0.0);
-      }
-      group_of[i] = it->second;
-      count[it->second] += 1.0;
-    }
   }
 
   // Max-min over the packed LP, with the same second phase as the unpacked one.
