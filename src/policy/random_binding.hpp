@@ -5,7 +5,6 @@
 // (the prototype draws among all), and it depends only on (seed, job index), so it is the same
 // whatever else happens in the run.
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include "hetsim/policy/policy.hpp"
@@ -18,8 +17,8 @@ class RandomTypeBinding {
 
   /// The GPU type job `j` is bound to (drawn on first call).
   GpuTypeId type_of(const PolicyView& ctx, JobIndex j, int gpus) {
-    auto it = bound_.find(j);
-    if (it != bound_.end()) return it->second;
+    const auto k = static_cast<std::size_t>(j);
+    if (k < bound_.size() && bound_[k] >= 0) return static_cast<GpuTypeId>(bound_[k]);
     std::vector<GpuTypeId> ok;
     const auto ntypes = static_cast<GpuTypeId>(ctx.cluster().gpu_types().size());
     for (GpuTypeId t = 0; t < ntypes; ++t) {
@@ -34,13 +33,14 @@ class RandomTypeBinding {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
     const GpuTypeId t = ok[static_cast<std::size_t>(z % ok.size())];
-    bound_.emplace(j, t);
+    if (k >= bound_.size()) bound_.resize(k + 1, -1);
+    bound_[k] = static_cast<int>(t);
     return t;
   }
 
  private:
   std::uint64_t seed_;
-  std::map<JobIndex, GpuTypeId> bound_;
+  std::vector<int> bound_;  // [job]: its type, -1 = not drawn yet (a flat table: srsf and afs ask every round)
 };
 
 }  // namespace hetsim
