@@ -161,7 +161,7 @@ TEST_CASE("sia: a GPU type without a profile for an application is excluded with
   CHECK_THAT(rejected.records[0].reason, Catch::Contains("no step profile"));
 }
 
-TEST_CASE("sia on the first 20 jobs of Sia's saturn workload 1 on sia-64: all finish, several GPU types used") {
+TEST_CASE("sia on the first 20 jobs of Sia's saturn workload 1 on sia-64: all finish, several GPU types used, twice the same") {
   auto wl = test::shared_data("sia/workloads/saturn/workload-1.csv");
   if (!wl) return;
   std::ifstream in(*wl);
@@ -179,7 +179,10 @@ TEST_CASE("sia on the first 20 jobs of Sia's saturn workload 1 on sia-64: all fi
   spec.mechanism.check_invariants = true;
   spec.policy = "sia";
   RunOutput out = run_simulation(spec, make_default_registry());
+  RunOutput again = run_simulation(spec, make_default_registry());
   std::filesystem::remove(small);
+  REQUIRE(again.records.size() == out.records.size());
+  for (std::size_t i = 0; i < out.records.size(); ++i) CHECK(again.records[i].finish_s == out.records[i].finish_s);
   CHECK(out.summary.completed == 20);
   CHECK(out.summary.utilization <= 1.0);
   int types_used = 0;

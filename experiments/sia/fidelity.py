@@ -8,7 +8,8 @@ sia-64 cluster in 60-s rounds with Sia's per-application restart times, and comp
 CPU seconds of each hetsim run are measured with getrusage (children), as /usr/bin/time would.
 
 Usage: experiments/sia/fidelity.py [--hetsim build/release/hetsim] [--data ../shared/data]
-         [--out out/sia-fidelity] [--workloads 1,2,...] [--policies sia,pollux] [--artifact DIR]
+         [--out out/sia-fidelity] [--workloads 1,2,...] [--workload-dir DIR] [--policies sia,pollux]
+         [--artifact DIR]
          [--artifact-jobs N]   # the artifact on the first N jobs of each workload only (it is slow)
 Exit 0 when every run completed every job, 1 otherwise, 2 on bad input."""
 import argparse
@@ -29,7 +30,8 @@ def cpu_s():
 
 def run_hetsim(args, policy, workload, out):
     cmd = [args.hetsim, "run", "--cluster", "sia-64", "--workload", workload, "--policy", policy, "--interval", "60",
-           "--sia-restart-costs", "--out", out, "-q"]
+           "--sia-restart-costs", "--profiles", os.path.join(args.data, "sia/traces"), "--profiles",
+           os.path.join(args.data, "pollux/traces"), "--out", out, "-q"]
     before = cpu_s()
     subprocess.run(cmd, check=True)
     used = cpu_s() - before
@@ -76,18 +78,28 @@ def main():
     ap.add_argument("--hetsim", default=os.path.join(ROOT, "build/release/hetsim"))
     ap.add_argument("--data", default=os.path.join(ROOT, "../shared/data"))
     ap.add_argument("--out", default=os.path.join(ROOT, "out/sia-fidelity"))
-    ap.add_argument("--workloads", default=",".join(str(i) for i in range(1, 11)))
+    ap.add_argument("--workloads", default="", help="comma-separated numbers; default: every workload-N.csv present")
     ap.add_argument("--policies", default="sia,pollux")
     ap.add_argument("--artifact", default=os.environ.get("SIA_ARTIFACT", ""),
                     help="Sia's sia-simulator/ folder (siasosp23/artifacts); default $SIA_ARTIFACT")
     ap.add_argument("--artifact-jobs", type=int, default=0)
+    ap.add_argument("--workload-dir", default="",
+                    help="folder of workload-N.csv (default DATA/sia/workloads/saturn, which holds 1-5; the artifact's "
+                         "sia-simulator/workloads/saturn has 1-10); profiles always come from DATA")
     args = ap.parse_args()
     with open(os.path.join(HERE, "reference.json")) as f:
         ref = json.load(f)
     policies = args.policies.split(",")
     rows, ok = [], True
-    for w in args.workloads.split(","):
-        workload = os.path.join(args.data, "sia/workloads/saturn/workload-%s.csv" % w)
+    folder = args.workload_dir or os.path.join(args.data, "sia/workloads/saturn")
+    numbers = args.workloads.split(",") if args.workloads else sorted(
+        (f[len("workload-"):-len(".csv")] for f in os.listdir(folder) if f.startswith("workload-") and f.endswith(".csv"))
+        if os.path.isdir(folder) else [], key=int)
+    if not numbers:
+        print("fidelity.py: no workload-N.csv in %s (see experiments/sia/README.md)" % folder, file=sys.stderr)
+        return 2
+    for w in numbers:
+        workload = os.path.join(folder, "workload-%s.csv" % w)
         if not os.path.exists(workload):
             print("fidelity.py: %s is absent (see experiments/sia/README.md)" % workload, file=sys.stderr)
             return 2
