@@ -24,10 +24,12 @@ namespace {
 
 // Which mechanism a spec runs under (RunSpec::mechanism_kind).
 bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
-  // A policy with both forms (sia) runs its elastic form on goodput workloads and its allocation
-  // form everywhere else, as before it had both.
   if (spec.mechanism_kind == "gavel") return true;
-  return spec.mechanism_kind == "auto" && info && (!info->make || (info->make_allocation && spec.workload.empty()));
+  if (spec.mechanism_kind != "auto" || !info) return false;
+  // sia's scheduling form plans elastic jobs on the goodput model only: without a goodput workload
+  // `auto` keeps running its allocation form (rigid jobs on throughput tables), as before it had both.
+  if (info->name == "sia") return spec.workload.empty();
+  return !info->make;
 }
 
 // work / best rate at the requested GPU count over all types (the job alone on its fastest type).
