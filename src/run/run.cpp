@@ -24,7 +24,12 @@ namespace {
 
 // Which mechanism a spec runs under (RunSpec::mechanism_kind).
 bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
-  return spec.mechanism_kind == "gavel" || (spec.mechanism_kind == "auto" && info && !info->make);
+  if (spec.mechanism_kind == "gavel") return true;
+  if (spec.mechanism_kind != "auto" || !info) return false;
+  // sia's scheduling form plans elastic jobs on the goodput model only: without a goodput workload
+  // `auto` keeps running its allocation form (rigid jobs on throughput tables), as before it had both.
+  if (info->name == "sia") return spec.workload.empty();
+  return !info->make;
 }
 
 // work / best rate at the requested GPU count over all types (the job alone on its fastest type).
@@ -128,9 +133,11 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
     note = run_fractions_whole(*whole, fmt::format("policy '{}'", policy.name()));
   }
   const Workload& jobs = whole ? *whole : workload;
+  MechanismConfig mech = config;
+  if (mech.profiling_s == 0.0) mech.profiling_s = policy.profiling_s(cluster);  // e.g. Sia's bootstrap profiling
   RunOutput out = run_recorded(cluster, jobs, model, std::move(info), extra_sinks,
                                [&](std::vector<JobEventSink*> sinks, RunOutput&) {
-                                 return Mechanism(cluster, jobs, model, policy, placement, config, std::move(sinks)).run();
+                                 return Mechanism(cluster, jobs, model, policy, placement, mech, std::move(sinks)).run();
                                });
   if (!note.empty()) out.stats.warnings.insert(out.stats.warnings.begin(), note);
   return out;
@@ -275,6 +282,7 @@ RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
     auto model = load_goodput_model(cluster, in.workload, roots, spec.step_model);
     model->set_whole_second_epochs(!spec.exact_epochs);
     attach_goodput_work(in.workload, *model, spec.sia_restart_costs);
+    for (std::string& w : missing_profile_warnings(*model, cluster)) in.workload.notes.push_back(std::move(w));
     in.model = std::move(model);
     return in;
   }
