@@ -1,0 +1,133 @@
+// Wide jobs of the heet policy (heet_wide.hpp): a job asking for more GPUs than the largest host
+// runs on its requested count over several hosts of one GPU type. Ours: the Heet prototype
+// (mozizhao/elastic, our_scheduler.py) caps every job at one host; Heet (Mo, Xu, Xu, ASPLOS'24)
+// plans slots within a host. The cross-host price is the run's model on the exact GPUs.
+#include "heet_wide.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+#include "hetsim/policy/heet_plan.hpp"
+
+namespace hetsim {
+namespace {
+
+int largest_host(const Cluster& cluster) {
+  int largest = 0;
+  for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
+  return largest;
+}
+
+// The first `count` GPUs of `type` in node order (the hosts a wide job fills first).
+std::vector<GpuId> first_gpus_of_type(const Cluster& cluster, GpuTypeId type, int count) {
+  std::vector<GpuId> gpus;
+  for (const Node& n : cluster.nodes()) {
+    if (n.gpu_type != type) continue;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(gpus.size()) < count; ++g)
+      gpus.push_back(g);
+  }
+  return gpus;
+}
+
+// `count` free GPUs of `type`: hosts with the most GPUs free and not held by a running wide job
+// first (whole hosts before pieces, and other wide jobs' hosts last, so fewer jobs restart).
+std::vector<GpuId> pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
+                             const std::vector<char>& held) {
+  std::vector<std::pair<int, std::size_t>> order;  // (-GPUs free and not held, host)
+  for (std::size_t h = 0; h < cluster.nodes().size(); ++h) {
+    const Node& n = cluster.nodes()[h];
+    if (n.gpu_type != type) continue;
+    int open = 0;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g)
+      open += !taken[static_cast<std::size_t>(g)] && !held[static_cast<std::size_t>(g)] ? 1 : 0;
+    order.push_back({-open, h});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<GpuId> gpus;
+  for (int pass = 0; pass < 2; ++pass)  // pass 0: GPUs no wide job holds; pass 1: the rest
+    for (const auto& [open, h] : order) {
+      const Node& n = cluster.nodes()[h];
+      for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(gpus.size()) < count; ++g) {
+        const auto k = static_cast<std::size_t>(g);
+        if (!taken[k] && (pass == 1 || !held[k]) && std::find(gpus.begin(), gpus.end(), g) == gpus.end())
+          gpus.push_back(g);
+      }
+    }
+  std::sort(gpus.begin(), gpus.end());
+  return gpus;
+}
+
+}  // namespace
+
+double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count) {
+  const Cluster& cluster = ctx.cluster();
+  if (count > cluster.gpus_of_type(type)) return 0.0;
+  const std::vector<GpuId> gpus = first_gpus_of_type(cluster, type, count);
+  return ctx.model().rate_on(job, cluster, gpus);
+}
+
+const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex j) {
+  auto it = rates_.find(j);
+  if (it != rates_.end()) return it->second;
+  const JobSpec& spec = *ctx.job(j).spec;
+  std::vector<double> r(ctx.cluster().gpu_types().size(), 0.0);
+  for (std::size_t t = 0; t < r.size(); ++t)
+    r[t] = heet_spanning_rate(ctx, spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
+  return rates_.emplace(j, std::move(r)).first->second;
+}
+
+std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
+                                                 std::vector<char>& taken, std::vector<JobIndex>& narrow) {
+  const Cluster& cluster = ctx.cluster();
+  const int largest = largest_host(cluster);
+  const std::size_t ntypes = cluster.gpu_types().size();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, JobIndex>> wide;  // (best weight, job)
+  std::vector<char> held(taken.size(), 0);
+  for (JobIndex j : active) {
+    const JobRuntime& rt = ctx.job(j);
+    double best = kInf;
+    if (rt.spec->requested_gpus > largest) {
+      const std::vector<double>& r = rates(ctx, j);
+      for (std::size_t t = 0; t < ntypes; ++t)
+        best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
+    }
+    // A wide job no type can run at its count (only under a planning model that errs) is planned
+    // as a narrow one rather than left waiting for ever.
+    if (best == kInf) {
+      narrow.push_back(j);
+      continue;
+    }
+    wide.push_back({best, j});
+    if (rt.status == JobStatus::Running)
+      for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
+  }
+  std::sort(wide.begin(), wide.end());
+  std::vector<int> free_of_type(ntypes, 0);
+  for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+  std::vector<WidePlacement> out;
+  for (const auto& [weight, j] : wide) {
+    const JobRuntime& rt = ctx.job(j);
+    const int want = rt.spec->requested_gpus;
+    const bool keep = rt.status == JobStatus::Running && static_cast<int>(rt.gpus.size()) == want &&
+                      std::none_of(rt.gpus.begin(), rt.gpus.end(), [&](GpuId g) { return taken[static_cast<std::size_t>(g)]; });
+    WidePlacement p{j, keep ? rt.gpu_type : -1, keep ? rt.gpus : std::vector<GpuId>{}};
+    if (!keep) {
+      double best = kInf;
+      for (std::size_t t = 0; t < ntypes; ++t) {
+        const double w = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1),
+                                     rates(ctx, j)[t]);
+        if (free_of_type[t] >= want && w < best) best = w, p.type = static_cast<GpuTypeId>(t);
+      }
+      if (p.type < 0) continue;  // no type has room this round: it waits
+      p.gpus = pick_gpus(cluster, p.type, want, taken, held);
+    }
+    for (GpuId g : p.gpus) taken[static_cast<std::size_t>(g)] = 1;
+    free_of_type[static_cast<std::size_t>(p.type)] -= want;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace hetsim
