@@ -22,7 +22,7 @@ JOBS=480
 FRACTIONS="0.10 0.25 0.50"
 [ -x "$B" ] || { echo "build hetsim first (cmake --preset release && cmake --build --preset release)" >&2; exit 2; }
 POLICIES="heet srsf afs heet-gavel-baseline"
-if "$B" list policies 2>/dev/null | grep -qx 'gavel-maxmin'; then POLICIES="$POLICIES gavel-maxmin"; fi
+if "$B" list policies 2>/dev/null | grep -x 'gavel-maxmin' >/dev/null; then POLICIES="$POLICIES gavel-maxmin"; fi
 mkdir -p "$OUT/runs" "$OUT/traces"
 CSV=$OUT/results.csv
 echo "scale,rate_per_h,seed,policy,profiling,restart,jct_mean_s,makespan_s,completed,jobs,restarts" > "$CSV"
