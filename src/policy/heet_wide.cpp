@@ -67,6 +67,39 @@ double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId t
   return ctx.model().rate_on(job, cluster, gpus);
 }
 
+// Wide jobs compete with the narrow ones by heet's weight: all active jobs in ascending weight
+// order (narrow ones at the round's slot size on their best type) claim GPUs until the cluster is
+// full; a wide job that comes after that waits this round. Without this, wide jobs always went
+// first and a few long ones held the cluster while every short job waited.
+static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
+                     std::vector<std::pair<double, JobIndex>>& wide, const std::vector<JobIndex>& narrow) {
+  if (wide.empty()) return;
+  const Cluster& cluster = ctx.cluster();
+  const int s = heet_slot_size(cluster.total_gpus(), active.size(), largest);
+  std::vector<std::pair<std::pair<double, JobIndex>, int>> claims;  // ((weight, job), GPUs)
+  for (const auto& w : wide) claims.push_back({w, ctx.job(w.second).spec->requested_gpus});
+  for (JobIndex j : narrow) {
+    const JobSpec& spec = *ctx.job(j).spec;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+      const auto type = static_cast<GpuTypeId>(t);
+      const int n = std::min(s, cluster.max_gpus_per_node(type));
+      best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(spec, type, 1), ctx.rate_on_type(spec, type, n)));
+    }
+    claims.push_back({{best, j}, s});
+  }
+  std::sort(claims.begin(), claims.end());
+  std::vector<std::pair<double, JobIndex>> admitted;
+  int used = 0;
+  for (const auto& [key, gpus] : claims) {
+    if (used >= cluster.total_gpus()) break;
+    const bool is_wide = std::binary_search(wide.begin(), wide.end(), key);
+    if (is_wide && used + gpus <= cluster.total_gpus()) admitted.push_back(key);
+    if (!is_wide || used + gpus <= cluster.total_gpus()) used += gpus;
+  }
+  wide = std::move(admitted);
+}
+
 const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex j) {
   auto it = rates_.find(j);
   if (it != rates_.end()) return it->second;
@@ -104,6 +137,7 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
   }
   std::sort(wide.begin(), wide.end());
+  admit_by_weight(ctx, active, largest, wide, narrow);
   std::vector<int> free_of_type(ntypes, 0);
   for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
   std::vector<WidePlacement> out;
