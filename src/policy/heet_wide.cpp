@@ -125,9 +125,17 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       const std::vector<double>& r = rates(ctx, j);
       for (std::size_t t = 0; t < ntypes; ++t)
         best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
+      // Spanning hosts must pay: when a host's worth of GPUs gives a weight at least as low (the
+      // model's cross-host rate is poor), the job stays elastic within a host like the others.
+      for (std::size_t t = 0; t < ntypes && best < kInf; ++t) {
+        const auto type = static_cast<GpuTypeId>(t);
+        const double in_host = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, type, 1),
+                                           ctx.rate_on_type(*rt.spec, type, cluster.max_gpus_per_node(type)));
+        if (in_host <= best) best = kInf;
+      }
     }
-    // A wide job no type can run at its count (only under a planning model that errs) is planned
-    // as a narrow one rather than left waiting for ever.
+    // A wide job no type can run at its count (only under a planning model that errs), or one that
+    // gains nothing from more hosts, is planned as a narrow one.
     if (best == kInf) {
       narrow.push_back(j);
       continue;
