@@ -8,8 +8,9 @@
 // host's size and ignores the requested count; it plans with ctx.model(), i.e. the collaborative
 // filter's predictions under --profiling cf.
 // Beyond the prototype (docs/policies.md): a job asking for more GPUs than the largest host is
-// "wide": it gets its requested count on several hosts of one GPU type (src/policy/heet_wide.cpp), priced by
-// the run's model on those GPUs (the analytic model charges the cross-host all-reduce); restarts
+// "wide": when that pays by heet's weight it gets its requested count on several hosts of one GPU
+// type (src/policy/heet_wide.cpp), priced by the run's model on those GPUs (the analytic model
+// charges the cross-host all-reduce), competing with the other jobs by weight; restarts
 // cost `restart_s` (30 s, the Pollux simulator's per-reallocation cost) and `restart=every-round`
 // restarts every running job every round, as the prototype's control plane does.
 #include <algorithm>
