@@ -66,6 +66,20 @@ TEST_CASE("heet: a job asking for more GPUs than a host runs on two hosts at the
   CHECK(r.jct_s() == Approx(162.0));
 }
 
+TEST_CASE("heet: a job asking for more than a host stays within one when spanning does not pay") {
+  // As above but 1 Gbit/s NICs: the all-reduce takes 2 x 0.5 GB / 0.125 GB/s = 8 s, a step 8.1 s,
+  // 2 / 8.1 = 0.247 iterations/s on two hosts against 10 on one GPU; weight per unit of remaining
+  // work 4.05^2 / 0.1 = 164 against 0.1 / 1 x 0.1 = 0.1 in a host: it runs on one GPU, 1,800 / 10 = 180 s.
+  const Cluster c = flat_cluster(2, 1, 100.0, 1.0);
+  AnalyticConfig cfg;
+  cfg.overlap = 0.0;
+  const AnalyticModel model(c, fixed_profile({{"m", {1e9, {0.1}}}}), cfg);
+  const RunOutput out =
+      heet_ext_run(c, heet_ext_workload({iter_job("wide", "m", 2, 1800)}), model, "heet", {{"restart_s", "0"}});
+  CHECK(heet_ext_record(out, "wide").gpus == 1);
+  CHECK(heet_ext_record(out, "wide").jct_s() == Approx(180.0));
+}
+
 TEST_CASE("heet: wide jobs take whole hosts, the rest is planned per host") {
   // Four 2-GPU hosts of one type (duration model): 'w' asks for 4 GPUs (two hosts), 'n' for 1.
   const Cluster c = flat_cluster(4, 2, 100.0, 100.0);
