@@ -1,6 +1,6 @@
 #pragma once
 // Private helper of the Heet prototype's baselines (mozizhao/elastic AFS_scheduler.py,
-// SRSF_scheduler.py): each arriving job is put in the queue of one GPU type drawn uniformly at
+// SRSF_scheduler.py, Gavel_scheduler.py): each arriving job is put in the queue of one GPU type drawn uniformly at
 // random, and stays there. Ours: the draw is among the types where the job can run at `gpus` GPUs
 // (the prototype draws among all), and it depends only on (seed, job index), so it is the same
 // whatever else happens in the run.
@@ -25,6 +25,14 @@ class RandomTypeBinding {
       const int n = std::min(gpus, ctx.cluster().max_gpus_per_node(t));
       if (ctx.rate_on_type(*ctx.job(j).spec, t, n) > 0.0) ok.push_back(t);
     }
+    return type_among(j, std::move(ok), ntypes);
+  }
+
+  /// The GPU type job `j` is bound to, drawn on first call among `ok` (among all `ntypes` types
+  /// when `ok` is empty).
+  GpuTypeId type_among(JobIndex j, std::vector<GpuTypeId> ok, GpuTypeId ntypes) {
+    auto it = bound_.find(j);
+    if (it != bound_.end()) return it->second;
     if (ok.empty())
       for (GpuTypeId t = 0; t < ntypes; ++t) ok.push_back(t);
     // SplitMix64 of (seed, job): one well-mixed draw per job, no std::*_distribution.

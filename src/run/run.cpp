@@ -532,8 +532,12 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
     return out;
   };
+  // A policy's own restart cost applies when the run gives none; summary.json records the cost charged.
+  RunSpec charged = spec;
+  if (policy && charged.mechanism.restart_overhead_s == 0.0 && policy->restart_overhead_s())
+    charged.mechanism.restart_overhead_s = *policy->restart_overhead_s();
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, "",
-               spec.network, run_settings(spec)};
+               spec.network, run_settings(charged)};
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
@@ -545,7 +549,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     check_round_count(workload, cluster, model, config.round_s, spec.mechanism, false);
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
-  MechanismConfig mech = spec.mechanism;
+  MechanismConfig mech = charged.mechanism;
   mech.shared_network = spec.network == "shared";
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
