@@ -92,8 +92,8 @@ std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_
         }
     if (eligible.size() < 2) eligible = dense;
     for (std::size_t n = eligible.size(); n > 1; --n) std::swap(eligible[n - 1], eligible[rng() % n]);
-    // Each fold scores one job type's row: 4 of them (CPU time: each fold refits everything).
-    for (std::size_t f = 0; f < std::min(kFolds, eligible.size()); ++f) {
+    // Each fold scores one job type's row: up to 8 of them (each fold refits everything).
+    for (std::size_t f = 0; f < std::min(2 * kFolds, eligible.size()); ++f) {
       std::vector<char> train = is_known;
       const std::size_t i = eligible[f];
       for (std::size_t n = i * row; n < (i + 1) * row; ++n) train[n] = 0;

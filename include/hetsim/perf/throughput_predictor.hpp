@@ -24,7 +24,7 @@ struct PredictorOptions {
 /// the interaction tables without CP components, of the ratio measured / form). Without job types
 /// that are much better known than others (every job type new), "cf" without cross-validation. The folds imitate how the profile is sparse: when some job types
 /// have at least twice the cells of the sparsest (Heet's online setting: earlier job types fully
-/// profiled), each of up to 4 folds takes one of them (preferring job types with another fully
+/// profiled), each of up to 8 folds takes one of them (preferring job types with another fully
 /// known batch size of their model) down to active_profiling_cells() at the sparsest job type's
 /// cell count and scores the cells it hid; otherwise 4 seeded folds of the known cells. Score:
 /// median absolute log error; in the folds the CF is the interaction tables without CP components.
