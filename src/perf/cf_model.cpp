@@ -1,7 +1,8 @@
 // Planning model of the Heet policy: Heet's 3-D collaborative filtering (Mo, Xu, Xu, ASPLOS'24)
 // completes the job x GPU x configuration tensor from the cells a new job's profiling runs
-// measured. Which cells are profiled (a random share per job type) is our choice; the paper does
-// not say how its profiling configurations are picked.
+// measured. Which cells are profiled (by default the active rule of active_profiling_cells(), else
+// a random share per job type) is our choice; the paper does not say how its profiling
+// configurations are picked. Predictions come from predict_throughputs() (physical form + CF).
 #include "hetsim/perf/cf_model.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "hetsim/perf/predict_check.hpp"
+#include "hetsim/perf/throughput_predictor.hpp"
 #include "hetsim/util/error.hpp"
 
 namespace hetsim {
@@ -24,7 +26,7 @@ CfThroughputModel::CfThroughputModel(ProfileTensor truth, const Cluster& cluster
     for (std::size_t n = 0; n < truth_.size(); ++n)
       if (truth_.measured(n)) keep.push_back(n);
   } else {
-    keep = choose_profiled(truth_, options.profiled_fraction, rng);
+    keep = choose_profiled(truth_, options.profiled_fraction, rng, options.sampling);
   }
   profiled_.assign(truth_.size(), 0);
   for (std::size_t n : keep) profiled_[n] = 1;
@@ -36,7 +38,7 @@ CfThroughputModel::CfThroughputModel(ProfileTensor truth, const Cluster& cluster
   }
   CompletionOptions copt = options.completion;
   copt.seed = options.seed;
-  CompletionResult done = complete_tensor(keep_only(truth_, keep), copt);
+  CompletionResult done = predict_throughputs(keep_only(truth_, keep), PredictorOptions{copt, {}, options.physical_form});
   values_ = std::move(done.values);
   warnings_ = std::move(done.warnings);
   std::vector<double> ape;

@@ -2,8 +2,11 @@
 // collaborative filtering predicts unprofiled configurations from a few profiling runs).
 #include "hetsim/perf/predict_check.hpp"
 
+#include "hetsim/perf/throughput_predictor.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -24,10 +27,82 @@ ErrorStats error_stats(std::vector<double> ape) {
   return s;
 }
 
+std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget,
+                                                const std::vector<int>& covered) {
+  std::vector<std::size_t> order = active_profiling_cells(truth, job, std::numeric_limits<std::size_t>::max());
+  if (!covered.empty() && order.size() > 1) {
+    // After the first (one GPU), cells whose (GPU type, configuration) no profiled job type covers
+    // come first, in the rule's order: every communication cost K[j,k] gets identified by someone.
+    const std::size_t JK = truth.dim_gpus() * truth.dim_configs();
+    std::stable_partition(order.begin() + 1, order.end(), [&](std::size_t n) { return covered[n % JK] == 0; });
+  }
+  if (order.size() > budget) order.resize(budget);
+  return order;
+}
+
+std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget) {
+  const std::size_t J = truth.dim_gpus(), K = truth.dim_configs();
+  std::vector<std::size_t> per_gpu(J, 0), order(J);
+  for (std::size_t j = 0; j < J; ++j) {
+    order[j] = j;
+    for (std::size_t k = 0; k < K; ++k) per_gpu[j] += truth.measured(truth.index(job, j, k));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return per_gpu[x] > per_gpu[y]; });
+  std::vector<std::size_t> out;
+  std::vector<char> taken(K * J, 0);
+  auto take = [&](std::size_t j, std::size_t k) {
+    const std::size_t n = truth.index(job, j, k);
+    if (out.size() >= budget || taken[j * K + k] || !truth.measured(n)) return;
+    taken[j * K + k] = 1;
+    out.push_back(n);
+  };
+  // Measured configurations of a type by GPU count, the listed-last first among equal counts.
+  auto single = [&](std::size_t j) {
+    for (std::size_t k = 0; k < K; ++k)
+      if (truth.config_gpus[k] == 1 && truth.measured(truth.index(job, j, k))) return take(j, k);
+  };
+  auto largest = [&](std::size_t j) {
+    for (std::size_t k = K; k-- > 0;)
+      if (truth.measured(truth.index(job, j, k))) return take(j, k);
+  };
+  if (J == 0) return out;
+  single(order[0]);
+  if (J > 1) largest(order[1]);
+  if (J > 2) single(order[2]);
+  if (J == 1) largest(order[0]);
+  for (std::size_t r = 3; r < J; ++r) single(order[r]);
+  for (std::size_t r = 0; r < J; ++r) largest(order[r]);
+  // Round-robin: per type the configuration farthest in log2 GPUs from that type's chosen ones.
+  for (bool more = true; more && out.size() < budget;) {
+    more = false;
+    for (std::size_t r = 0; r < J && out.size() < budget; ++r) {
+      const std::size_t j = order[r];
+      std::ptrdiff_t best = -1;
+      double best_d = -1.0;
+      for (std::size_t k = 0; k < K; ++k) {
+        if (taken[j * K + k] || !truth.measured(truth.index(job, j, k))) continue;
+        double d = std::numeric_limits<double>::infinity();
+        for (std::size_t q = 0; q < K; ++q)
+          if (taken[j * K + q]) d = std::min(d, std::abs(std::log2(truth.config_gpus[k]) - std::log2(truth.config_gpus[q])));
+        if (d > best_d || (d == best_d && truth.config_gpus[k] > truth.config_gpus[static_cast<std::size_t>(best)]))
+          best = static_cast<std::ptrdiff_t>(k), best_d = d;
+      }
+      if (best >= 0) take(j, static_cast<std::size_t>(best)), more = true;
+    }
+  }
+  return out;
+}
+
 std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
                                          ProfilingSampling sampling, const std::vector<char>& fully_profiled) {
   std::vector<std::size_t> keep;
   const std::size_t row = truth.dim_gpus() * truth.dim_configs();
+  // Per (GPU type, configuration): profiled job types so far. Fully profiled job types count first,
+  // whatever their position, so a new job type sees every one of them.
+  std::vector<int> coverage(row, 0);
+  for (std::size_t i = 0; i < truth.dim_jobs() && i < fully_profiled.size(); ++i)
+    if (fully_profiled[i])
+      for (std::size_t n = i * row; n < (i + 1) * row; ++n) coverage[n % row] += truth.measured(n);
   for (std::size_t i = 0; i < truth.dim_jobs(); ++i) {
     std::vector<std::size_t> cells;
     for (std::size_t n = i * row; n < (i + 1) * row; ++n)
@@ -38,6 +113,12 @@ std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double frac
       continue;
     }
     const auto want = std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(fraction * static_cast<double>(cells.size()))));
+    if (sampling == ProfilingSampling::active) {
+      const std::vector<std::size_t> chosen = active_profiling_cells(truth, i, want, coverage);
+      keep.insert(keep.end(), chosen.begin(), chosen.end());
+      for (std::size_t n : chosen) ++coverage[n % row];
+      continue;
+    }
     std::size_t first = 0;
     if (sampling == ProfilingSampling::single_gpu) {
       // Move the single-GPU cells to the front, pick one of them, and draw the rest from the others.
@@ -76,7 +157,8 @@ ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_
 #pragma GCC diagnostic ignored "-Wuse-after-free"
 #endif
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
-                              std::uint64_t seed, ProfilingSampling sampling, ProfilingProtocol protocol) {
+                              std::uint64_t seed, ProfilingSampling sampling, ProfilingProtocol protocol,
+                              bool physical_form) {
   if (!(fraction > 0.0 && fraction < 1.0)) throw std::invalid_argument("profiled fraction must be in (0, 1)");
   if (truth.measured_count() == 0) throw std::invalid_argument("profile has no measured cell");
   PredictCheckRow row;
@@ -109,12 +191,13 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
     const ProfileTensor known = keep_only(truth, keep);
     CompletionOptions o = options;
     o.seed = seed + static_cast<std::uint64_t>(t);
-    const CompletionResult cf = complete_tensor(known, o);
+    const CompletionResult cf = predict_throughputs(known, PredictorOptions{o, {}, physical_form});
     const auto lin = predict_linear_scaling(known);
     const auto m2 = predict_matrix_2d(known, std::max(1, options.pair_rank), o.seed);
     row.rank = cf.rank;
     row.pair_rank = cf.pair_rank;
     row.terms = !cf.interactions ? "main" : cf.family_config ? "int+fc" : "int";
+    row.method = cf.method;
     warnings.insert(cf.warnings.begin(), cf.warnings.end());
     for (std::size_t n = 0; n < truth.size(); ++n) {
       if (!truth.measured(n) || is_known[n]) continue;

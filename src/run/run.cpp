@@ -324,13 +324,18 @@ GavelConfig gavel_config_of(const RunSpec& spec) {
 
 // Heet's collaborative-filtering predictor as the planning model (--profiling cf): sets the
 // mechanism's planning model and profiling time, and adds its one-line summary to `notes`.
-std::unique_ptr<CfThroughputModel> make_cf_planner(const RunSpec& spec, const Cluster& cluster, MechanismConfig& mech,
-                                                   std::vector<std::string>& notes) {
+std::unique_ptr<CfThroughputModel> make_cf_planner(const RunSpec& spec, const Cluster& cluster, const Workload& workload,
+                                                   MechanismConfig& mech, std::vector<std::string>& notes) {
   CfModelOptions cfo;
   cfo.profiled_fraction = spec.profiled_fraction;
   cfo.completion.auto_select = true;
   cfo.seed = spec.seed;
   auto planning = std::make_unique<CfThroughputModel>(load_profile_tensor(spec.throughputs), cluster, cfo);
+  // A job type the profile has no row for cannot be predicted at all: an input error, not a guess.
+  for (const JobSpec& j : workload.jobs)
+    if (auto why = j.invalid_reason.empty() ? planning->check_job(j, cluster) : std::nullopt)
+      throw InputError(j.source_file ? *j.source_file : spec.throughputs, j.source_file ? j.source_line : 0, "job_type",
+                       *why);
   const int runs = spec.profiling_runs >= 0 ? spec.profiling_runs : planning->max_profiling_runs();
   mech.profiling_s = runs * spec.profiling_run_s;
   mech.planning_model = planning.get();
@@ -339,6 +344,10 @@ std::unique_ptr<CfThroughputModel> make_cf_planner(const RunSpec& spec, const Cl
                               100.0 * spec.profiled_fraction, planning->predicted_cells().size(),
                               planning->missing_predicted().size(), planning->median_error_pct(), runs,
                               spec.profiling_run_s));
+  if (const std::vector<std::string> missing = planning->missing_predicted(); !missing.empty())
+    notes.push_back(fmt::format("cf: {} cell(s) absent from {} were predicted: {}{}", missing.size(), spec.throughputs,
+                                fmt::join(missing.begin(), missing.begin() + std::min<std::ptrdiff_t>(5, std::ssize(missing)), ", "),
+                                missing.size() > 5 ? ", ..." : ""));
   for (const std::string& w : planning->warnings()) notes.push_back("cf: " + w);
   return planning;
 }
@@ -555,7 +564,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();
   check_round_count(workload, cluster, model, mech.interval_s, mech, true);
   std::vector<std::string> notes;
-  std::unique_ptr<CfThroughputModel> planning = spec.profiling == "cf" ? make_cf_planner(spec, cluster, mech, notes)
+  std::unique_ptr<CfThroughputModel> planning = spec.profiling == "cf" ? make_cf_planner(spec, cluster, workload, mech, notes)
                                                                       : nullptr;
   RunOutput out = simulate(cluster, workload, model, *policy, *placement, mech, std::move(info), extra_sinks);
   out.model_notes = std::move(notes);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsim/perf/predict_check.hpp"
 #include "hetsim/perf/profile_tensor.hpp"
 #include "hetsim/perf/tensor_completion.hpp"
 #include "hetsim/perf/throughput_model.hpp"
@@ -16,6 +17,10 @@ namespace hetsim {
 struct CfModelOptions {
   double profiled_fraction = 0.25;  ///< share of each job type's measured cells that are profiled
   CompletionOptions completion;     ///< model of the completion (auto_select on by default below)
+  /// Which cells a job type profiles: chosen by active_profiling_cells() (default), or drawn.
+  ProfilingSampling sampling = ProfilingSampling::active;
+  /// Predict with predict_throughputs() (physical form and CF, chosen by CV); false = CF alone.
+  bool physical_form = true;
   std::uint64_t seed = 0;           ///< which cells are profiled, and the ALS initialisation
 };
 

@@ -28,6 +28,7 @@ struct PredictCheckRow {
   int rank = 0;              ///< CP rank used in the last trial (after clamping/selection)
   int pair_rank = 0;
   std::string terms;         ///< model terms chosen in the last trial ("main", "int", "int+fc", "cp")
+  std::string method;        ///< predictor chosen in the last trial ("cf", "form", "form+cf")
   std::vector<std::string> warnings;  ///< distinct warnings of the completion
 };
 
@@ -36,7 +37,30 @@ enum class ProfilingSampling {
   uniform,     ///< uniformly among the job type's measured cells
   single_gpu,  ///< first one single-GPU cell on a random GPU type (what a user profiling a few short
                ///< runs usually includes), then uniformly among the rest
+  active,      ///< chosen, not drawn: active_profiling_cells() (no random draw)
 };
+
+/// Active profiling (ours; Heet's "few short profiling runs", Mo et al., ASPLOS'24, do not say which):
+/// the first `budget` of job type `job`'s measured cells in this order, chosen to identify the
+/// physical form's three job parameters (physical_form.hpp) first. GPU types are ranked by the
+/// job's measured cells on them (most first; ties in tensor order): o0, o1, o2, ...
+///   1. one GPU on o0 (the job's compute without communication), 2. the largest configuration on o1
+///   (the most communication: gradient size g), 3. one GPU on o2 (the largest configuration on o0
+///   when there is one GPU type), 4. one GPU on each further type, 5. the largest configuration on
+///   every type not yet,
+///   6. then round-robin over the types, each time the configuration farthest in log2 GPUs from that
+///      type's chosen ones (ties: more GPUs, then tensor order).
+/// "Largest" = most GPUs, ties the configuration listed last (the most spread placement). Cells the
+/// profile did not measure are skipped. Returns flat indices in the order chosen.
+std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget);
+
+/// The same with the coverage of the job types profiled before (`covered`: per (GPU type,
+/// configuration), index j * K + k, how many job types profiled it; empty = ignore): after the
+/// first cell, the cells nobody covers come first (in the order above), so that when every job
+/// type is new each communication cost is still measured by some job type. choose_profiled()
+/// with ProfilingSampling::active goes through the job types in order and uses this.
+std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget,
+                                                const std::vector<int>& covered);
 
 /// Which job types are partly profiled in a trial of predict_check().
 enum class ProfilingProtocol {
@@ -61,13 +85,14 @@ std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double frac
 ProfileTensor keep_only(const ProfileTensor& truth, const std::vector<std::size_t>& keep);
 
 /// Runs `trials` random hidings at `fraction` (trial t seeded with seed + t) and scores the three
-/// predictors on the hidden measured cells; all three see the same profiled cells and nothing
+/// predictors (the first is predict_throughputs(), or complete_tensor() alone with
+/// `physical_form` false) on the hidden measured cells; all three see the same profiled cells and nothing
 /// else. With ProfilingProtocol::new_job the trials are min(trials, job types) groups of new job
 /// types (see there). Throws std::invalid_argument for a fraction outside (0, 1) or a tensor with
 /// no measured cell.
 PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int trials, const CompletionOptions& options,
                               std::uint64_t seed, ProfilingSampling sampling = ProfilingSampling::uniform,
-                              ProfilingProtocol protocol = ProfilingProtocol::all_new);
+                              ProfilingProtocol protocol = ProfilingProtocol::all_new, bool physical_form = true);
 
 /// Median / p90 of absolute percentage errors (in %); zeros for an empty list.
 ErrorStats error_stats(std::vector<double> ape_pct);

@@ -45,6 +45,9 @@ struct CompletionResult {
   bool family_config = false;         ///< ... with the family x configuration table
   double train_rmse = 0.0;            ///< on the known cells, in the fitting space
   std::vector<std::string> warnings;  ///< e.g. a rank clamped because the data cannot support it
+  /// Which predictor produced the values: "cf" (this completion), or, from predict_throughputs(),
+  /// "form" (the physical scaling form alone) or "form+cf" (the form, its residual completed).
+  std::string method = "cf";
 };
 
 /// Completes `known` (NaN = unknown). A rank needing more parameters than there are known cells is
