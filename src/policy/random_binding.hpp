@@ -31,8 +31,8 @@ class RandomTypeBinding {
   /// The GPU type job `j` is bound to, drawn on first call among `ok` (among all `ntypes` types
   /// when `ok` is empty).
   GpuTypeId type_among(JobIndex j, std::vector<GpuTypeId> ok, GpuTypeId ntypes) {
-    auto it = bound_.find(j);
-    if (it != bound_.end()) return it->second;
+    const auto k = static_cast<std::size_t>(j);
+    if (k < bound_.size() && bound_[k] >= 0) return static_cast<GpuTypeId>(bound_[k]);
     if (ok.empty())
       for (GpuTypeId t = 0; t < ntypes; ++t) ok.push_back(t);
     // SplitMix64 of (seed, job): one well-mixed draw per job, no std::*_distribution.
