@@ -1,63 +1,97 @@
 #!/usr/bin/env bash
-# Wall time and peak memory of hetsim against Gavel's own Python simulator
-# (stanford-futuredata/gavel, scheduler/scripts/drivers/simulate_scheduler_with_trace.py) on the
-# same traces, cluster and throughput table, with the same policy (fifo) and 360 s rounds. hetsim
-# runs with `--model-param spread=consolidated`, Gavel's rate for jobs spread over servers. Both
-# print the average JCT, so the table also shows that they simulated the same thing.
+# CPU time and peak memory of hetsim against its peers' own Python simulators on the same inputs
+# (issue 19's table), checking on every row that both print the same average JCT:
+#  - Gavel (stanford-futuredata/gavel, scheduler/scripts/drivers/simulate_scheduler_with_trace.py):
+#    the MSR trace ee9e8c reduced to the 1,627 jobs Gavel's table measures, 36:36:36 GPUs, 360 s
+#    rounds, fifo and fifo_perf (hetsim: gavel-108, --mechanism gavel, fifo / fifo-perf,
+#    `--model-param spread=consolidated`, Gavel's rate for jobs spread over servers).
+#  - The Pollux simulator (petuum/adaptdl, branch osdi21-artifact, simulator/simulator.py): its
+#    workloads under tiresias and optimus, 16 nodes x 4 GPUs, 60 s rounds (hetsim: pollux-64).
+#    hetsim reproduces these within 3% (scripts/pollux_fidelity.py), not exactly: the table prints
+#    the difference, and only Gavel's rows must match to 0.001%.
+# Peer code is never committed or downloaded by this script: point it at checkouts.
 #
-# Usage: bash bench/peer_speed.sh [trace ...]
-#   default traces: Gavel's physical-cluster max_min_fairness (96 jobs, 8:8:8 GPUs) and the
-#   2,000-job MSR trace ee9e8c (36:36:36 GPUs).
-# Environment: GAVEL_REPO = an existing checkout of Gavel (else it is cloned from GitHub at the
-#   commit the fidelity references were made with); HETSIM_SHARED_DATA = the data folder.
-# Gavel's LP policies need cvxpy and its runtime needs grpc; neither is used by fifo, so tiny
-# stand-in modules (written below) only let its imports succeed. Needs numpy for /usr/bin/python3
-# (python3-numpy, installed by scripts/setup.sh through python3-pandas).
+# Usage: bash bench/peer_speed.sh
+# Environment:
+#   GAVEL_REPO   checkout of Gavel at c4fa40097339e9608ab71fd64c8bdea96a5e4a4c (git clone
+#                https://github.com/stanford-futuredata/gavel). Needs Debian python3-numpy; its
+#                cvxpy/grpc/matrix_completion/psutil/runtime.rpc imports are unused by fifo, so tiny
+#                stand-in modules (written below, in a temporary folder) let them succeed.
+#   POLLUX_REPO  checkout of adaptdl's osdi21-artifact branch (git clone -b osdi21-artifact
+#                https://github.com/petuum/adaptdl), or its simulator/ folder. Needs python3-numpy,
+#                python3-pandas, python3-scipy (Debian) and autograd and pymoo (pip only: no Debian
+#                package; without them the Pollux rows are skipped with a note).
+#   POLLUX_ROWS  policy:workload list (default "tiresias:1 optimus:1 optimus:2 optimus:3 optimus:6").
+#   HETSIM_REPEAT  hetsim runs per row, timed together and divided (default 10: its runs take
+#                milliseconds, below /usr/bin/time's 10 ms resolution).
+#   HETSIM_SHARED_DATA  the data folder (default ../shared/data beside the checkout).
+#   HETSIM_BIN   the hetsim binary (default build/release/hetsim).
+# Peers take minutes per row (Gavel MSR fifo about 265 s of CPU): rows run one at a time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 data="${HETSIM_SHARED_DATA:-$root/../shared/data}"
-hetsim="$root/build/release/hetsim"
-gavel_commit=c4fa40097339e9608ab71fd64c8bdea96a5e4a4c
-[ -x "$hetsim" ] || { cmake --preset release >/dev/null && cmake --build --preset release -j2 --target hetsim >/dev/null; }
+hetsim="${HETSIM_BIN:-$root/build/release/hetsim}"
+repeat=${HETSIM_REPEAT:-10}
+[[ $repeat =~ ^[1-9][0-9]{0,3}$ ]] || { echo "peer_speed: HETSIM_REPEAT must be a whole number 1-9999, not '$repeat'" >&2; exit 2; }
+[ -x "$hetsim" ] || { echo "peer_speed: build first (cmake --preset release && cmake --build build/release -j2)" >&2; exit 2; }
 table="$data/gavel/simulation_throughputs.json"
 [ -f "$table" ] || { echo "peer_speed: $table not found (set HETSIM_SHARED_DATA)" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-if [ -n "${GAVEL_REPO:-}" ]; then
-  gavel="$GAVEL_REPO"
-else
-  gavel="$work/gavel"
-  git clone -q https://github.com/stanford-futuredata/gavel "$gavel"
-  git -C "$gavel" checkout -q "$gavel_commit"
-fi
-stubs="$work/stubs"
-mkdir -p "$stubs/runtime/rpc"
-for m in cvxpy grpc matrix_completion psutil; do
-  printf 'def __getattr__(name):\n    raise AttributeError(name)\n' >"$stubs/$m.py"
-done
-: >"$stubs/runtime/__init__.py"
-: >"$stubs/runtime/rpc/__init__.py"
-: >"$stubs/runtime/rpc/scheduler_client.py"
-: >"$stubs/runtime/rpc/scheduler_server.py"
 
-if [ "$#" -gt 0 ]; then
-  traces=("$@")
-else
-  traces=("$data/gavel/traces/physical_cluster/max_min_fairness.trace" "$data/gavel/traces/msr/seed=0/ee9e8c.trace")
-fi
+# CPU seconds (user + sys) and peak RSS MB of a command: "S MB" on stdout; its output goes to log.
+cpu_of() {  # timefile, log, then the command
+  local f=$1 log=$2; shift 2
+  /usr/bin/time -f '%U %S %M' -o "$f" "$@" >"$log" 2>&1 || { echo "failed"; return 0; }
+  awk '{printf "%.3f %.1f\n", $1 + $2, $3 / 1024}' "$f"
+}
 
-printf '%-22s %6s %9s | %10s %9s %14s | %10s %9s %14s | %8s\n' trace jobs cluster \
-  "Gavel s" "Gavel MB" "Gavel JCT s" "hetsim s" "hetsim MB" "hetsim JCT s" speed-up
-for trace in "${traces[@]}"; do
-  name="$(basename "$trace" .trace)"
-  jobs=$(grep -c . "$trace")
-  fields=$(head -1 "$trace" | awk -F'\t' '{print NF}')
+# hetsim run repeated $repeat times under one timer: "S_per_run MB JCT".
+hetsim_row() {  # run arguments...
+  local out="$work/hetsim-out"
+  printf '%s\0' "$@" >"$work/args"
+  cat >"$work/repeat.sh" <<'SH'
+set -e
+mapfile -d '' args <"$1"
+for ((i = 0; i < $2; i++)); do "$3" run -q "${args[@]}" --out "$4"; done
+SH
+  read -r s mb < <(cpu_of "$work/hetsim.time" "$work/hetsim.log" bash "$work/repeat.sh" "$work/args" "$repeat" "$hetsim" "$out")
+  local jct
+  jct=$(sed -n 's/.*"jct_mean_s": \([0-9.]*\).*/\1/p' "$out/summary.json")
+  awk -v s="$s" -v r="$repeat" -v mb="$mb" -v j="$jct" 'BEGIN{printf "%.4f %s %s\n", s / r, mb, j}'
+}
+
+row() {  # label, peer s, peer MB, peer JCT, hetsim s, hetsim MB, hetsim JCT, required tolerance (fraction)
+  awk -v l="$1" -v ps="$2" -v pm="$3" -v pj="$4" -v hs="$5" -v hm="$6" -v hj="$7" -v tol="$8" 'BEGIN{
+    d = pj > 0 ? (hj - pj) / pj : 0; ok = (d <= tol && d >= -tol) ? "same" : "DIFFERS";
+    printf "%-40s | %9.2f %6.0f %13.3f | %9.4f %6.1f %13.3f | %+8.3f%% %-7s | %7.0fx\n",
+      l, ps, pm, pj, hs, hm, hj, 100 * d, ok, ps / (hs > 0.0001 ? hs : 0.0001);
+    exit (ok == "same" ? 0 : 1) }'
+}
+
+printf '%-40s | %9s %6s %13s | %9s %6s %13s | %-17s | %8s\n' workload "peer s" "MB" "peer JCT s" \
+  "hetsim s" "MB" "hetsim JCT s" "JCT difference" ratio
+status=0
+
+# --- Gavel ---
+if [ -z "${GAVEL_REPO:-}" ]; then
+  echo "(Gavel rows skipped: set GAVEL_REPO to a checkout of https://github.com/stanford-futuredata/gavel at" \
+    "c4fa40097339e9608ab71fd64c8bdea96a5e4a4c; needs Debian python3-numpy)"
+else
+  stubs="$work/stubs"
+  mkdir -p "$stubs/runtime/rpc"
+  for m in cvxpy grpc matrix_completion psutil; do
+    printf 'def __getattr__(name):\n    raise AttributeError(name)\n' >"$stubs/$m.py"
+  done
+  : >"$stubs/runtime/__init__.py"
+  : >"$stubs/runtime/rpc/__init__.py"
+  : >"$stubs/runtime/rpc/scheduler_client.py"
+  : >"$stubs/runtime/rpc/scheduler_server.py"
   # Gavel's driver reads only the 10-field form (the MSR traces have 7 fields) and stops with a
   # KeyError on a (job type, GPU count) its table lacks (hetsim extrapolates those, docs/models.md):
   # keep only the jobs the table measures on all three GPU types, so both simulate the same jobs.
-  if [ "$fields" = 7 ]; then
-    /usr/bin/python3 - "$table" "$trace" >"$work/$name.trace" <<'PY'
+  /usr/bin/python3 - "$table" "$data/gavel/traces/msr/seed=0/ee9e8c.trace" >"$work/msr.trace" <<'PY'
 import json, sys
 table = json.load(open(sys.argv[1]))
 measured = set(table["v100"]) & set(table["p100"]) & set(table["k80"])
@@ -66,22 +100,45 @@ for line in open(sys.argv[2]):
     if str((f[0], int(f[6]))) in measured:
         print("\t".join([f[0], f[1], "", f[2], f[3], f[4], f[6], "1", "-1", f[5]]))
 PY
-    jobs=$(grep -c . "$work/$name.trace")
-    spec=36:36:36 preset=gavel-108
-  else
-    cp "$trace" "$work/$name.trace"
-    spec=8:8:8 preset=gavel-24
-  fi
-  (cd "$gavel/scheduler" && PYTHONPATH="$stubs:." /usr/bin/time -f '%e %M' -o "$work/gavel.time" \
-    /usr/bin/python3 scripts/drivers/simulate_scheduler_with_trace.py -t "$work/$name.trace" -p fifo -c "$spec" \
-    --num_gpus_per_server 4:4:4 --seed 0 --time_per_iteration 360 --throughputs_file "$table" >"$work/gavel.log" 2>&1)
-  gavel_jct=$(sed -n 's/^Average job completion time: \([0-9.]*\) seconds.*/\1/p' "$work/gavel.log" | head -1)
-  /usr/bin/time -f '%e %M' -o "$work/hetsim.time" "$hetsim" run --cluster "$preset" --trace "$work/$name.trace" \
-    --throughputs "$table" --model-param spread=consolidated --policy fifo --mechanism gavel --interval 360 --seed 0 \
-    -q --out "$work/out"
-  hetsim_jct=$(sed -n 's/.*"jct_mean_s": \([0-9.]*\).*/\1/p' "$work/out/summary.json")
-  read -r gs gk <"$work/gavel.time"
-  read -r hs hk <"$work/hetsim.time"
-  awk -v n="$name" -v j="$jobs" -v c="$spec" -v gs="$gs" -v gk="$gk" -v gj="$gavel_jct" -v hs="$hs" -v hk="$hk" -v hj="$hetsim_jct" \
-    'BEGIN{printf "%-22s %6d %9s | %10.2f %9.0f %14.1f | %10.2f %9.0f %14.1f | %7.0fx\n", n, j, c, gs, gk/1024, gj, hs, hk/1024, hj, gs/(hs>0.005?hs:0.005)}'
-done
+  jobs=$(grep -c . "$work/msr.trace")
+  for policy in fifo fifo_perf; do
+    read -r ps pm < <(cd "$GAVEL_REPO/scheduler" && PYTHONPATH="$stubs:." cpu_of "$work/gavel.time" "$work/gavel.log" \
+      /usr/bin/python3 scripts/drivers/simulate_scheduler_with_trace.py -t "$work/msr.trace" -p "$policy" -c 36:36:36 \
+      --num_gpus_per_server 4:4:4 --seed 0 --time_per_iteration 360 --throughputs_file "$table")
+    pj=$(sed -n 's/^Average job completion time: \([0-9.]*\) seconds.*/\1/p' "$work/gavel.log" | head -1)
+    [ -n "$pj" ] || { echo "peer_speed: Gavel printed no average JCT ($policy); its log ends:" >&2; tail -5 "$work/gavel.log" >&2; status=1; continue; }
+    read -r hs hm hj < <(hetsim_row --cluster gavel-108 --trace "$work/msr.trace" --throughputs "$table" \
+      --model-param spread=consolidated --policy "${policy/_/-}" --mechanism gavel --interval 360 --seed 0)
+    row "Gavel MSR $jobs jobs, $policy" "$ps" "$pm" "$pj" "$hs" "$hm" "$hj" 0.00001 || status=1
+  done
+fi
+
+# --- Pollux simulator ---
+pollux_sim=""
+if [ -n "${POLLUX_REPO:-}" ]; then
+  for d in "$POLLUX_REPO/simulator" "$POLLUX_REPO"; do [ -f "$d/simulator.py" ] && { pollux_sim=$d; break; }; done
+  [ -n "$pollux_sim" ] || echo "(Pollux rows skipped: no simulator.py in $POLLUX_REPO or $POLLUX_REPO/simulator)"
+fi
+if [ -z "${POLLUX_REPO:-}" ]; then
+  echo "(Pollux rows skipped: set POLLUX_REPO to a checkout of https://github.com/petuum/adaptdl branch" \
+    "osdi21-artifact; needs python3-numpy, python3-pandas, python3-scipy and pip's autograd and pymoo)"
+elif [ -n "$pollux_sim" ] && ! (cd "$pollux_sim" && /usr/bin/python3 -c 'import simulator' >/dev/null 2>&1); then
+  echo "(Pollux rows skipped: its simulator does not import here; install python3-numpy python3-pandas" \
+    "python3-scipy, and autograd and pymoo with pip)"
+  pollux_sim=""
+fi
+if [ -n "$pollux_sim" ]; then
+  interval=$(sed -n 's/.*"interval_s": \([0-9]*\).*/\1/p' "$root/experiments/pollux/reference.json")
+  tolerance=$(sed -n 's/.*"tolerance": \([0-9.]*\).*/\1/p' "$root/experiments/pollux/reference.json")
+  for spec in ${POLLUX_ROWS:-tiresias:1 optimus:1 optimus:2 optimus:3 optimus:6}; do
+    policy=${spec%%:*} n=${spec##*:}
+    wl="$data/pollux/workloads/workload-$n.csv"
+    read -r ps pm < <(cd "$pollux_sim" && cpu_of "$work/pollux.time" "$work/pollux.log" /usr/bin/python3 simulator.py "$wl" \
+      --policy "$policy" --interval "$interval")
+    pj=$(sed -n 's/^Average JCT: \([0-9.]*\).*/\1/p' "$work/pollux.log" | tail -1)
+    [ -n "$pj" ] || { echo "peer_speed: the Pollux simulator printed no average JCT ($spec); its log ends:" >&2; tail -5 "$work/pollux.log" >&2; status=1; continue; }
+    read -r hs hm hj < <(hetsim_row --cluster pollux-64 --workload "$wl" --policy "$policy" --interval "$interval")
+    row "Pollux workload-$n, $policy" "$ps" "$pm" "$pj" "$hs" "$hm" "$hj" "$tolerance" || status=1
+  done
+fi
+exit $status

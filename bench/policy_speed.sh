@@ -7,6 +7,7 @@
 # With BEFORE_BINARY (e.g. a copy of an older build) every workload also runs on it, the jobs.csv
 # of both must be byte-identical (a speed-up must not change results), and both figures print.
 # Environment: HETSIM_SHARED_DATA = the data folder (default ../shared/data beside the checkout);
+# BENCH_MSR=1 adds the LP policies on the full MSR trace (a few minutes more);
 # BENCH_TIMEOUT_S = seconds after which a run is stopped and reported as "> N" (default 120:
 # the targets are seconds, and the heet rows run for tens of minutes today).
 # Needs a Release build (scripts/run-default.sh builds one) and /usr/bin/time (scripts/setup.sh).
@@ -73,6 +74,15 @@ for n in 1 2 3 4 5 6 7 8; do
   [ -f "$wl" ] || { echo "bench: $wl not found (set HETSIM_SHARED_DATA)" >&2; exit 2; }
   row "pollux, Pollux workload-$n, pollux-64" 0.3 --cluster pollux-64 --workload "$wl" --policy pollux --interval 60
 done
+# BENCH_MSR=1: the LP policies on the full 2,000-job MSR trace (issue 19: each under 10 s), with
+# --param group=true where it exists (a BEFORE_BINARY older than it fails those rows).
+if [ "${BENCH_MSR:-0}" = 1 ]; then
+  msr="$data/gavel/traces/msr/seed=0/ee9e8c.trace"
+  for p in "gavel-maxmin --param group=true" "gavel-throughput --param group=true" gavel-ftf gavel-makespan; do
+    # shellcheck disable=SC2086  # $p is a policy and its parameters
+    row "$p, MSR 2,000 jobs" 10 --cluster gavel-108 --trace "$msr" --throughputs "$table" --policy $p
+  done
+fi
 if [ -s "$work/failed" ]; then
   echo "bench: $(wc -l < "$work/failed") run(s) failed (their errors above): $(tr '\n' ' ' < "$work/failed")" >&2
   exit 1

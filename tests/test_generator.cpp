@@ -152,3 +152,40 @@ TEST_CASE("generator: durations are at the packed reference rate; jobs larger th
   }
   CHECK(eight > 0);
 }
+
+TEST_CASE("afs: the tournament shortcut gives the full tournament's results on a backlog", "[policy][afs]") {
+  // 300 jobs at 1,000 an hour on heet-120 build a queue of idle jobs behind every type, where
+  // hand_out's shortcut (src/policy/afs.cpp) hands most GPUs out; `tournament=full` runs the
+  // pairwise tournament for every GPU. Same random draws, so every job must end the same.
+  auto table = test::shared_data("gavel/simulation_throughputs.json");
+  if (!table) {
+    WARN("SKIPPED: ../shared/data/gavel/simulation_throughputs.json not found");
+    return;
+  }
+  RunSpec spec;
+  spec.cluster = "heet-120";
+  spec.throughputs = *table;
+  spec.generator = GavelWorkloadConfig{};
+  spec.generator->jobs = 300;
+  spec.generator->jobs_per_hour = 1000.0;
+  spec.seed = 3;
+  spec.policy = "afs";
+  PolicyRegistry registry = make_default_registry();
+  const RunOutput fast = run_simulation(spec, registry);
+  spec.params["tournament"] = "full";
+  const RunOutput full = run_simulation(spec, registry);
+  REQUIRE(fast.records.size() == 300);
+  REQUIRE(full.records.size() == 300);
+  int waited = 0;
+  for (std::size_t i = 0; i < fast.records.size(); ++i) {
+    INFO("job " << fast.records[i].job_id);
+    CHECK(fast.records[i].finish_s == full.records[i].finish_s);
+    CHECK(fast.records[i].preemptions == full.records[i].preemptions);
+    CHECK(fast.records[i].gpu_s == full.records[i].gpu_s);
+    if (fast.records[i].queueing_s() >= 120.0) ++waited;
+  }
+  CHECK(fast.summary.completed == 300);
+  CHECK(waited >= 30);  // a backlog formed: idle jobs waited a round or more beside holders
+  spec.params["tournament"] = "fastest";
+  CHECK_THROWS_WITH(run_simulation(spec, registry), Catch::Contains("tournament") && Catch::Contains("fastest"));
+}

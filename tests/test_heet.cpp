@@ -143,9 +143,51 @@ TEST_CASE("heet on heet-12 with the prototype trace: golden average JCT") {
   spec.format = TraceFormat::Heet;
   spec.throughputs = *profiles;
   spec.policy = "heet";
+  spec.params = {{"restart_s", "0"}};
   const RunOutput out = run_simulation(spec, make_default_registry());
   CHECK(out.summary.completed == 18);
   CHECK(out.stats.refused_requests == 0);
-  // Pinned from this implementation (120 s rounds from the policy, oracle profiles, no restart cost).
+  // Pinned from this implementation (120 s rounds from the policy, oracle profiles, no restart cost);
+  // the prototype (mozizhao/elastic, run unchanged with simulated progress) gives the same figures.
   CHECK(out.summary.jct_mean_s == Approx(13598.672294).epsilon(1e-9));
+  CHECK(out.summary.makespan_s == Approx(28928.740564).epsilon(1e-9));
+  CHECK(out.summary.restarts == 0);
+}
+
+TEST_CASE("heet on heet-12 with the prototype trace: golden with the default 30 s restart cost") {
+  auto trace = test::shared_data("heet-prototype/trace.dat");
+  auto profiles = test::shared_data("heet-prototype/profiles.json");
+  if (!trace || !profiles) return;
+  RunSpec spec;
+  spec.cluster = "heet-12";
+  spec.trace = *trace;
+  spec.format = TraceFormat::Heet;
+  spec.throughputs = *profiles;
+  spec.policy = "heet";
+  const RunOutput out = run_simulation(spec, make_default_registry());
+  CHECK(out.summary.completed == 18);
+  // Pinned from this implementation: every start, resize and move pays heet's restart_s = 30 s.
+  CHECK(out.summary.jct_mean_s == Approx(14139.455965).epsilon(1e-9));
+  CHECK(out.summary.makespan_s == Approx(29986.17243).epsilon(1e-9));
+  CHECK(out.summary.restarts == 230);
+}
+
+TEST_CASE("heet's one-type matching takes the jobs the Hungarian search takes, ties and missing edges included") {
+  // Costs from {0, 1, 2, inf} make ties everywhere; fewer, equal and more jobs than slots.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(5);
+  int more_jobs_seen = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t jobs = 1 + rng() % 12, slots = 1 + rng() % 8, types = 1 + rng() % 3;
+    const int t = static_cast<int>(rng() % types);
+    std::vector<std::vector<double>> cost(jobs, std::vector<double>(types));
+    for (auto& row : cost)
+      for (double& c : row) c = rng() % 5 == 0 ? inf : static_cast<double>(rng() % 3);
+    const std::vector<int> slot_type(slots, t);
+    const std::vector<int> match = min_weight_full_matching_by_class(cost, slot_type);
+    const std::vector<GpuTypeId> got = heet_match_types(cost, slot_type);
+    for (std::size_t j = 0; j < jobs; ++j) CHECK(got[j] == (match[j] >= 0 ? t : -1));
+    more_jobs_seen += jobs > slots ? 1 : 0;
+  }
+  CHECK(more_jobs_seen > 50);
 }

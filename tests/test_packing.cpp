@@ -216,3 +216,43 @@ TEST_CASE("hetsim run: a pair rate sum above the solo rates stops with exit 2 na
                      "bad.json: field 'v100/('A', 1)/('A', 1)': pair rates 1.5 + 0.9 steps/s exceed the two jobs' solo "
                      "rates 1 + 1");
 }
+
+TEST_CASE("gavel-maxmin and gavel-throughput group=true: identical jobs share one LP variable, same optimum as per job (by hand)") {
+  // One type, 2 GPUs; a1, a2 identical (1 GPU, rate 10), c on 2 GPUs (rate 10). Normalised
+  // throughputs x_a and 2 x_c (scale factor 2), GPU row x_a1 + x_a2 + 2 x_c <= 2: max-min sets
+  // x_a = 2 x_c = z with 3 z = 2, so z = 2/3: x_a = 2/3 each, x_c = 1/3, every GPU used (fill_spare
+  // cannot add). Grouped, a1 and a2 are one variable y <= 2 with row y / 2 >= z: y = 4/3.
+  AllocationView v;
+  v.type_names = {"gpu"};
+  v.gpus_per_type = {2};
+  v.jobs = {view_job(0, {10.0}), view_job(1, {10.0}), view_job(2, {10.0})};
+  for (AllocationJob& j : v.jobs) j.scale_factor = 1;
+  v.jobs[2].scale_factor = 2;
+  for (const char* group : {"false", "true"}) {
+    INFO("group=" << group);
+    auto policy = make_default_registry().make_allocation("gavel-maxmin", {{"group", group}}, 0);
+    AllocationResult r = policy->allocate(v);
+    REQUIRE(r.ok);
+    REQUIRE(r.x.size() == 3);
+    CHECK(r.x[0][0] == Approx(2.0 / 3.0).margin(1e-6));
+    CHECK(r.x[1][0] == Approx(2.0 / 3.0).margin(1e-6));
+    CHECK(r.x[2][0] == Approx(1.0 / 3.0).margin(1e-6));
+  }
+  // gavel-throughput on the same view: total normalised throughput x_a1 + x_a2 + x_c (all rates at
+  // their best) under x_a1 + x_a2 + 2 x_c <= 2 is 2 only at x_a = 1, x_c = 0; grouped: y = 2.
+  for (const char* group : {"false", "true"}) {
+    INFO("gavel-throughput group=" << group);
+    auto policy = make_default_registry().make_allocation("gavel-throughput", {{"group", group}}, 0);
+    AllocationResult r = policy->allocate(v);
+    REQUIRE(r.ok);
+    CHECK(r.x[0][0] == Approx(1.0).margin(1e-6));
+    CHECK(r.x[1][0] == Approx(1.0).margin(1e-6));
+    CHECK(r.x[2][0] == Approx(0.0).margin(1e-6));
+  }
+  CHECK_THROWS_WITH(make_default_registry().make_allocation("gavel-throughput", {{"group", "1"}}, 0),
+                    Catch::Contains("expected true or false, got '1'"));
+  CHECK_THROWS_WITH(make_default_registry().make_allocation("gavel-maxmin", {{"group", "true"}, {"packing", "true"}}, 0),
+                    Catch::Contains("group") && Catch::Contains("packing"));
+  CHECK_THROWS_WITH(make_default_registry().make_allocation("gavel-maxmin", {{"group", "yes"}}, 0),
+                    Catch::Contains("expected true or false, got 'yes'"));
+}

@@ -138,7 +138,7 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
   cmd->add_option("--mechanism", opts.spec.mechanism_kind,
                   "auto, event (event-driven; rounds with --interval) or gavel (Gavel's round-based time sharing "
                   "of an allocation policy, rounds of --interval s, default 360); auto = gavel for allocation-only "
-                  "policies")
+                  "policies, and for sia except on a --workload")
       ->capture_default_str();
   cmd->add_option("--model", opts.spec.model, model_help())->capture_default_str();
   cmd->add_option("--model-param", opts.model_params, model_param_help());

@@ -173,6 +173,21 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
   return std::make_unique<GoodputModel>(cluster, std::move(apps), std::move(steps));
 }
 
+std::vector<std::string> missing_profile_warnings(const GoodputModel& model, const Cluster& cluster) {
+  std::vector<std::string> out;
+  for (const auto& [name, app] : model.apps()) {
+    std::vector<std::string> missing;
+    for (const GpuType& t : cluster.gpu_types())
+      if (!app.profile(t.name)) missing.push_back(t.name);
+    if (missing.size() == cluster.gpu_types().size()) continue;  // rejected per job instead
+    for (const std::string& t : missing)
+      out.push_back(fmt::format("application '{}' has no step profile for GPU type '{}' of cluster '{}': its jobs "
+                                "are not run on {}",
+                                name, t, cluster.name(), t));
+  }
+  return out;
+}
+
 void attach_goodput_work(Workload& workload, const GoodputModel& model, bool sia_restart_costs) {
   for (JobSpec& j : workload.jobs) {
     const PolluxApplication* a = model.app(j.job_type);

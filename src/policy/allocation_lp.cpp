@@ -2,6 +2,8 @@
 #include "allocation_lp.hpp"
 
 #include <fmt/format.h>
+#include <map>
+#include <tuple>
 
 namespace hetsim {
 
@@ -40,6 +42,57 @@ AllocationResult solve_allocation(const AllocationView& view, const std::string&
   out.solver_s = r.solve_s;
   out.solves = 1;
   return out;
+}
+
+JobGroups group_identical_jobs(const AllocationView& view) {
+  JobGroups g;
+  g.group_of.resize(view.jobs.size());
+  std::map<std::tuple<int, double, std::vector<double>>, std::size_t> group_of_key;
+  for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+    const AllocationJob& job = view.jobs[i];
+    auto [it, added] = group_of_key.try_emplace({job.scale_factor, job.priority_weight, job.throughput}, g.first.size());
+    if (added) {
+      g.first.push_back(i);
+      g.count.push_back(0.0);
+    }
+    g.group_of[i] = it->second;
+    g.count[it->second] += 1.0;
+  }
+  return g;
+}
+
+BaseLp make_grouped_base_lp(const AllocationView& view, LinearProgram::Sense sense, const JobGroups& groups) {
+  BaseLp base{LinearProgram(sense), {}};
+  const std::size_t n = groups.first.size(), types = view.gpus_per_type.size();
+  base.var.assign(n, std::vector<int>(types, -1));
+  for (std::size_t g = 0; g < n; ++g) {
+    const AllocationJob& job = view.jobs[groups.first[g]];
+    for (std::size_t t = 0; t < types; ++t)
+      base.var[g][t] = base.lp.add_variable(0.0, job.throughput[t] > 0.0 ? groups.count[g] : 0.0, 0.0);
+  }
+  for (std::size_t g = 0; g < n; ++g) {
+    LinearProgram::Terms row;
+    for (std::size_t t = 0; t < types; ++t) row.push_back({base.var[g][t], 1.0});
+    base.lp.add_constraint(row, -LinearProgram::kInf, groups.count[g]);
+  }
+  for (std::size_t t = 0; t < types; ++t) {
+    LinearProgram::Terms col;
+    for (std::size_t g = 0; g < n; ++g)
+      col.push_back({base.var[g][t], static_cast<double>(view.jobs[groups.first[g]].scale_factor)});
+    base.lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
+  }
+  return base;
+}
+
+AllocationMatrix read_grouped_allocation(const AllocationView& view, const BaseLp& base, const JobGroups& groups,
+                                         const LpResult& result) {
+  AllocationMatrix x(view.jobs.size(), std::vector<double>(view.gpus_per_type.size(), 0.0));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t g = groups.group_of[i];
+    for (std::size_t t = 0; t < x[i].size(); ++t)
+      x[i][t] = result.x[static_cast<std::size_t>(base.var[g][t])] / groups.count[g];
+  }
+  return sanitize_allocation(view, std::move(x));
 }
 
 std::string describe_jobs(const AllocationView& view) {

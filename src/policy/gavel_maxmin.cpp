@@ -76,7 +76,7 @@ PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& c
 
 class GavelMaxMin final : public AllocationPolicy {
  public:
-  GavelMaxMin(bool fill_spare, bool packing) : fill_spare_(fill_spare), packing_(packing) {}
+  GavelMaxMin(bool fill_spare, bool packing, bool group) : fill_spare_(fill_spare), packing_(packing), group_(group) {}
   std::string name() const override { return "gavel-maxmin"; }
   bool packing() const override { return packing_; }
 
@@ -95,6 +95,7 @@ class GavelMaxMin final : public AllocationPolicy {
                                 "shares are below the LP solver's precision and may come out as 0",
                                 w_min, w_max, kMaxWeightRatio);
     if (packing_) return allocate_packed(view, prop, w_max, std::move(out));
+    if (group_) return allocate_grouped(view, prop, w_max, std::move(out));
     BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
     int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     std::vector<LinearProgram::Terms> rows(n);
@@ -131,6 +132,52 @@ class GavelMaxMin final : public AllocationPolicy {
   }
 
  private:
+  // --param group=true (issue 19): jobs with the same rates on every type, scale factor and weight
+  // have the same row in every constraint, so the LP is symmetric under swapping them; averaging an
+  // optimal X over those swaps keeps it feasible and optimal (the LP is convex, its objectives and
+  // constraints are swap-invariant), so an optimum exists where such jobs have equal rows. One
+  // variable y[g][t] = the group's total share (at most its count) then stands for them, with the
+  // max-min row on y / count; the optimum z and the total throughput are those of the per-job LP.
+  // Which optimal X comes back can differ (the equal split instead of GLPK's vertex), so results
+  // move and the default stays per job.
+  AllocationResult allocate_grouped(const AllocationView& view, const std::vector<double>& prop, double w_max,
+                                    AllocationResult out) const {
+    const JobGroups groups = group_identical_jobs(view);
+    BaseLp base = make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups);
+    const std::size_t types = view.gpus_per_type.size();
+    std::vector<LinearProgram::Terms> rows(groups.first.size());  // [group] its members' throughput sum
+    for (std::size_t g = 0; g < rows.size(); ++g) {
+      const AllocationJob& job = view.jobs[groups.first[g]];
+      const double c = prop[groups.first[g]] > 0.0 ? job.scale_factor / (job.priority_weight / w_max * prop[groups.first[g]]) : 0.0;
+      for (std::size_t t = 0; t < types; ++t) rows[g].push_back({base.var[g][t], job.throughput[t] * c});
+    }
+    const int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
+    for (std::size_t g = 0; g < rows.size(); ++g) {  // each member's normalised throughput >= z
+      LinearProgram::Terms with_z;
+      for (const auto& [var, coef] : rows[g]) with_z.push_back({var, coef / groups.count[g]});
+      with_z.push_back({z, -1.0});
+      base.lp.add_constraint(with_z, 0.0, LinearProgram::kInf);
+    }
+    LpResult r = base.lp.solve();
+    double solver_s = r.solve_s;
+    if (!r.usable()) return solver_failure(view, name(), r, solver_s, 1);
+    out.solves = 1;
+    if (fill_spare_) {
+      const double zmin = r.x[static_cast<std::size_t>(z)];
+      base.lp.set_objective(z, 0.0);
+      for (const auto& row : rows)
+        for (const auto& [var, coef] : row) base.lp.set_objective(var, coef);
+      base.lp.set_variable_bounds(z, zmin * (1.0 - 1e-7), LinearProgram::kInf);
+      LpResult r2 = base.lp.solve();
+      solver_s += r2.solve_s;
+      if (r2.usable()) r = std::move(r2);
+      out.solves = 2;
+    }
+    out.x = read_grouped_allocation(view, base, groups, r);
+    out.solver_s = solver_s;
+    return out;
+  }
+
   // Max-min over the packed LP, with the same second phase as the unpacked one.
   AllocationResult allocate_packed(const AllocationView& view, const std::vector<double>& prop, double w_max,
                                    AllocationResult out) const {
@@ -177,6 +224,7 @@ class GavelMaxMin final : public AllocationPolicy {
 
   bool fill_spare_;
   bool packing_;
+  bool group_;  // one LP variable per group of identical jobs (allocate_grouped)
 };
 
 bool flag_param(const PolicyParams& p, const char* key) {
@@ -196,12 +244,19 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                     "true: second LP maximises total normalised throughput at the max-min optimum; false: one LP"},
                    {"packing", "false",
                     "true: Gavel's MaxMinFairness_Packing: job pairs with a pair rate in the throughput table may "
-                    "share GPUs (--mechanism gavel)"}},
+                    "share GPUs (--mechanism gavel)"},
+                   {"group", "false",
+                    "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
+                    "smaller LP; may return another optimal X than per job, so results can move)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
     const bool fill_spare = flag_param(p, "fill_spare");
-    return std::make_unique<GavelMaxMin>(fill_spare, flag_param(p, "packing"));
+    const bool packing = flag_param(p, "packing");
+    const bool group = flag_param(p, "group");
+    if (packing && group)
+      throw InputError("", 0, "--param group", "group=true does not combine with packing=true (pairs are per job)");
+    return std::make_unique<GavelMaxMin>(fill_spare, packing, group);
   };
   // On Pollux/Sia goodput workloads (--workload): the event mechanism in round mode runs the same
   // LP over rigid jobs, as Sia's Gavel baseline (gavel_goodput.cpp).
@@ -211,7 +266,7 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
       throw InputError("", 0, "--param packing",
                        "true needs pair rates from a throughput table (--mechanism gavel); a Pollux/Sia workload "
                        "(--workload) has none");
-    return make_gavel_goodput(std::make_unique<GavelMaxMin>(fill_spare, false));
+    return make_gavel_goodput(std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group")));
   };
   registry.add(std::move(info));
 }

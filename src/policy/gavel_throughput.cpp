@@ -23,23 +23,31 @@ namespace {
 
 class GavelThroughput final : public AllocationPolicy {
  public:
-  GavelThroughput(bool normalize, bool fair_ties) : normalize_(normalize), fair_ties_(fair_ties) {}
+  GavelThroughput(bool normalize, bool fair_ties, bool group)
+      : normalize_(normalize), fair_ties_(fair_ties), group_(group) {}
   std::string name() const override { return "gavel-throughput"; }
 
   AllocationResult allocate(const AllocationView& view) override {
     if (view.jobs.empty()) return {};
-    BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
-    std::vector<LinearProgram::Terms> normalised(view.jobs.size());
+    // --param group=true: one variable per group of identical jobs (docs/policies.md): the
+    // objective and the phase-2 rows are symmetric in the members, so the optimum is unchanged;
+    // a member's normalised throughput is its group's over count.
+    const JobGroups groups = group_ ? group_identical_jobs(view) : JobGroups{};
+    BaseLp base = group_ ? make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups)
+                         : make_base_lp(view, LinearProgram::Sense::Maximize);
+    const std::size_t rows = group_ ? groups.first.size() : view.jobs.size();
+    std::vector<LinearProgram::Terms> normalised(rows);
     LinearProgram::Terms total;
-    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
-      const auto& tput = view.jobs[i].throughput;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const auto& tput = view.jobs[group_ ? groups.first[i] : i].throughput;
+      const double members = group_ ? groups.count[i] : 1.0;
       double best = *std::max_element(tput.begin(), tput.end());
       for (std::size_t t = 0; t < tput.size(); ++t) {
         const double norm = best > 0 ? tput[t] / best : 0.0;
         const double coef = normalize_ ? norm : tput[t];
         base.lp.set_objective(base.var[i][t], coef);
         total.push_back({base.var[i][t], coef});
-        normalised[i].push_back({base.var[i][t], norm});
+        normalised[i].push_back({base.var[i][t], norm / members});
       }
     }
     LpResult r = base.lp.solve();
@@ -53,7 +61,7 @@ class GavelThroughput final : public AllocationPolicy {
       out.solves += 1;
       if (fair.usable()) r = std::move(fair);  // else keep the vertex: still optimal
     }
-    out.x = read_allocation(view, base, r);
+    out.x = group_ ? read_grouped_allocation(view, base, groups, r) : read_allocation(view, base, r);
     return out;
   }
 
@@ -75,6 +83,7 @@ class GavelThroughput final : public AllocationPolicy {
 
   bool normalize_;
   bool fair_ties_;
+  bool group_;  // one LP variable per group of identical jobs
 };
 
 }  // namespace
@@ -86,7 +95,10 @@ void register_gavel_throughput(PolicyRegistry& registry) {
                   {{"normalize", "best", "'best' = each job's throughput over its best type's; 'none' = raw steps/s (Gavel)"},
                    {"break_ties", "fair",
                     "'fair' = among optimal allocations, the one whose smallest normalised throughput is largest "
-                    "(second LP); 'none' = the solver's vertex"}},
+                    "(second LP); 'none' = the solver's vertex"},
+                   {"group", "false",
+                    "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
+                    "smaller LP; may return another optimal X than per job, so results can move)"}},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -96,7 +108,10 @@ void register_gavel_throughput(PolicyRegistry& registry) {
     const std::string& ties = param_string(p, "break_ties");
     if (ties != "fair" && ties != "none")
       throw InputError("", 0, "--param break_ties", fmt::format("expected fair or none, got '{}'", ties));
-    return std::make_unique<GavelThroughput>(v == "best", ties == "fair");
+    const std::string& group = param_string(p, "group");
+    if (group != "true" && group != "false")
+      throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
+    return std::make_unique<GavelThroughput>(v == "best", ties == "fair", group == "true");
   };
   registry.add(std::move(info));
 }

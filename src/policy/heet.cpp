@@ -6,69 +6,125 @@
 // 2(X(n)-X(n-1))/X(n) against X(1)/X(s). The decision core is src/policy/heet_plan.cpp; this file
 // turns a plan into exact GPUs. Like the prototype it treats every job as elastic from 1 GPU to a
 // host's size and ignores the requested count; it plans with ctx.model(), i.e. the collaborative
-// filter's predictions under --profiling cf. Rules beyond the prototype: docs/policies.md.
+// filter's predictions under --profiling cf.
+// Beyond the prototype (docs/policies.md): a job asking for more GPUs than the largest host is
+// "wide": when that pays by heet's weight it gets its requested count on several hosts of one GPU
+// type (src/policy/heet_wide.cpp), priced by the run's model on those GPUs (the analytic model
+// charges the cross-host all-reduce), competing with the other jobs by weight; restarts
+// cost `restart_s` (30 s, the Pollux simulator's per-reallocation cost) and `restart=every-round`
+// restarts every running job every round, as the prototype's control plane does.
 #include <algorithm>
+#include <fmt/format.h>
+#include <iterator>
 
 #include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/policy/heet_plan.hpp"
 #include "hetsim/util/error.hpp"
+#include "heet_wide.hpp"
 
 namespace hetsim {
 namespace {
 
 class HeetPolicy final : public SchedulingPolicy {
  public:
-  explicit HeetPolicy(double round_s) : round_s_(round_s) {}
+  HeetPolicy(double round_s, double restart_s, bool every_round)
+      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round) {}
   std::string name() const override { return "heet"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
   std::optional<double> round_s() const override { return round_s_; }
+  std::optional<double> restart_overhead_s() const override { return restart_s_; }
 
   Decision schedule(const PolicyView& ctx) override {
     const Cluster& cluster = ctx.cluster();
+    std::vector<JobIndex> active;
+    active.reserve(ctx.running().size() + ctx.pending().size());
+    std::merge(ctx.running().begin(), ctx.running().end(), ctx.pending().begin(), ctx.pending().end(),
+               std::back_inserter(active));
+
+    // Wide jobs first: they take whole hosts, the rest of the cluster is planned as the prototype does.
+    std::vector<char> taken(static_cast<std::size_t>(cluster.total_gpus()), 0);
+    std::vector<JobIndex> narrow;
+    const std::vector<WidePlacement> wide = wide_.place(ctx, active, taken, narrow);
+
     std::vector<HeetHost> hosts;
     int largest = 0;
+    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
     for (const Node& n : cluster.nodes()) {
-      hosts.push_back({n.gpu_type, n.gpu_count});
-      largest = std::max(largest, n.gpu_count);
+      int free = 0;
+      for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free += taken[static_cast<std::size_t>(g)] ? 0 : 1;
+      hosts.push_back({n.gpu_type, free});
     }
-    std::vector<JobIndex> active(ctx.running().begin(), ctx.running().end());
-    active.insert(active.end(), ctx.pending().begin(), ctx.pending().end());
-    std::sort(active.begin(), active.end());
     std::vector<HeetJob> jobs;
-    for (JobIndex j : active) {
-      const JobRuntime& rt = ctx.job(j);
-      HeetJob hj;
-      hj.job = j;
-      hj.remaining_work = ctx.remaining_work(j);
-      hj.rate.assign(cluster.gpu_types().size(), std::vector<double>(static_cast<std::size_t>(largest) + 1, 0.0));
-      for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
-        for (int n = 1; n <= std::min(largest, cluster.max_gpus_per_node(static_cast<GpuTypeId>(t))); ++n)
-          hj.rate[t][static_cast<std::size_t>(n)] = ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), n);
-      if (rt.status == JobStatus::Running && !rt.gpus.empty()) hj.current_host = cluster.node_of(rt.gpus.front());
-      jobs.push_back(std::move(hj));
-    }
+    jobs.reserve(narrow.size());
+    for (JobIndex j : narrow) jobs.push_back(heet_job(ctx, j, largest));
     const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs);
+    for (HeetJob& hj : jobs) rates_[static_cast<std::size_t>(hj.job)] = std::move(hj.rate);  // kept for next round
+    const std::vector<std::vector<GpuId>> gpus = exact_gpus(ctx, plan, taken);
 
-    // Exact GPUs per host: jobs staying on their host keep (a prefix of) their GPUs, so an
-    // unchanged allocation is recognised by the mechanism and pays no restart.
-    std::vector<std::vector<const HeetAssignment*>> by_host(hosts.size());
+    Decision d;
+    std::vector<char> planned(active.empty() ? 0 : static_cast<std::size_t>(active.back()) + 1, 0);
+    for (const WidePlacement& w : wide) {
+      planned[static_cast<std::size_t>(w.job)] = 1;
+      d.allocate.push_back({w.job, w.type, static_cast<int>(w.gpus.size()), w.gpus});
+    }
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      planned[static_cast<std::size_t>(plan[k].job)] = 1;
+      const GpuTypeId type = cluster.nodes()[static_cast<std::size_t>(plan[k].host)].gpu_type;
+      d.allocate.push_back({plan[k].job, type, plan[k].gpus, gpus[k]});
+    }
+    // every-round: the prototype stops every job at the end of a round and starts the next round's
+    // plan afresh, so a job that keeps its GPUs restarts too (and pays restart_s).
+    for (JobIndex j : ctx.running())
+      if (every_round_ || !planned[static_cast<std::size_t>(j)]) d.preempt.push_back(j);
+    return d;
+  }
+
+ private:
+  // The planner's view of a narrow job: rates on 1..host size GPUs of one host of each type. The
+  // model's rate depends on the job, type and count only, so a job's table is computed once and
+  // lent to the planner each round (rates_, by job index).
+  HeetJob heet_job(const PolicyView& ctx, JobIndex j, int largest) {
+    const Cluster& cluster = ctx.cluster();
+    const JobRuntime& rt = ctx.job(j);
+    HeetJob hj;
+    hj.job = j;
+    hj.remaining_work = ctx.remaining_work(j);
+    if (rt.status == JobStatus::Running && !rt.gpus.empty()) hj.current_host = cluster.node_of(rt.gpus.front());
+    if (rates_.size() <= static_cast<std::size_t>(j)) rates_.resize(static_cast<std::size_t>(j) + 1);
+    if (!rates_[static_cast<std::size_t>(j)].empty()) {
+      hj.rate = std::move(rates_[static_cast<std::size_t>(j)]);
+      return hj;
+    }
+    hj.rate.assign(cluster.gpu_types().size(), std::vector<double>(static_cast<std::size_t>(largest) + 1, 0.0));
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
+      for (int n = 1; n <= std::min(largest, cluster.max_gpus_per_node(static_cast<GpuTypeId>(t))); ++n)
+        hj.rate[t][static_cast<std::size_t>(n)] = ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), n);
+    return hj;
+  }
+
+  // Exact GPUs per host: jobs staying on their host keep (a prefix of) their GPUs, so an
+  // unchanged allocation is recognised by the mechanism and pays no restart. `taken` holds the
+  // wide jobs' GPUs on entry.
+  static std::vector<std::vector<GpuId>> exact_gpus(const PolicyView& ctx, const std::vector<HeetAssignment>& plan,
+                                                    std::vector<char>& taken) {
+    const Cluster& cluster = ctx.cluster();
+    std::vector<std::vector<const HeetAssignment*>> by_host(cluster.nodes().size());
     for (const HeetAssignment& a : plan) by_host[static_cast<std::size_t>(a.host)].push_back(&a);
-    std::vector<char> taken(static_cast<std::size_t>(cluster.total_gpus()), 0);
     std::vector<std::vector<GpuId>> gpus(plan.size());
     auto slot = [&](const HeetAssignment* a) { return static_cast<std::size_t>(a - plan.data()); };
-    for (std::size_t h = 0; h < hosts.size(); ++h)
+    for (std::size_t h = 0; h < by_host.size(); ++h)
       for (const HeetAssignment* a : by_host[h]) {
         const JobRuntime& rt = ctx.job(a->job);
         if (rt.status != JobStatus::Running) continue;
         for (GpuId g : rt.gpus) {
           if (static_cast<int>(gpus[slot(a)].size()) == a->gpus) break;
-          if (cluster.node_of(g) != static_cast<NodeId>(h)) continue;
+          if (cluster.node_of(g) != static_cast<NodeId>(h) || taken[static_cast<std::size_t>(g)]) continue;
           gpus[slot(a)].push_back(g);
           taken[static_cast<std::size_t>(g)] = 1;
         }
       }
-    for (std::size_t h = 0; h < hosts.size(); ++h) {
+    for (std::size_t h = 0; h < by_host.size(); ++h) {
       const Node& node = cluster.nodes()[h];
       for (const HeetAssignment* a : by_host[h])
         for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count && static_cast<int>(gpus[slot(a)].size()) < a->gpus; ++g)
@@ -77,21 +133,14 @@ class HeetPolicy final : public SchedulingPolicy {
             taken[static_cast<std::size_t>(g)] = 1;
           }
     }
-
-    Decision d;
-    std::vector<char> planned(active.empty() ? 0 : static_cast<std::size_t>(active.back()) + 1, 0);
-    for (std::size_t k = 0; k < plan.size(); ++k) {
-      planned[static_cast<std::size_t>(plan[k].job)] = 1;
-      const GpuTypeId type = hosts[static_cast<std::size_t>(plan[k].host)].type;
-      d.allocate.push_back({plan[k].job, type, plan[k].gpus, gpus[k]});
-    }
-    for (JobIndex j : ctx.running())
-      if (!planned[static_cast<std::size_t>(j)]) d.preempt.push_back(j);
-    return d;
+    return gpus;
   }
 
- private:
   double round_s_;
+  double restart_s_;
+  bool every_round_;
+  HeetWidePlacer wide_;
+  std::vector<std::vector<std::vector<double>>> rates_;  // [job][type][n], empty = not computed or lent
 };
 
 }  // namespace
@@ -100,13 +149,21 @@ void register_heet(PolicyRegistry& registry) {
   registry.add(PolicyInfo{
       "heet",
       "Heet: round-based slot matching (weight remaining x T(s)^2/T(1)) plus one-GPU trades; every job elastic "
-      "1..host size",
+      "1..host size, jobs asking for more than a host get their count on several hosts of one type",
       "Mo, Xu, Xu, ASPLOS'24 (Heet); rules of the prototype mozizhao/elastic our_scheduler.py",
-      {{"round_s", "120", "round length in seconds when the run gives no --interval"}},
+      {{"round_s", "120", "round length in seconds when the run gives no --interval"},
+       {"restart_s", "30", "seconds without progress at every start, resize or move when the run gives no "
+                           "--restart-overhead (the Pollux simulator's per-reallocation cost); 0 = free"},
+       {"restart", "resize", "'resize' = a job restarts when its GPUs change; 'every-round' = every running job "
+                             "restarts every round (the prototype's control plane)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         // As --interval: rounds under a millisecond would take billions of rounds.
         const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
-        return std::make_unique<HeetPolicy>(round);
+        const double restart_s = param_double(p, "restart_s", 0.0, kMaxSimSeconds);
+        const std::string& mode = param_string(p, "restart");
+        if (mode != "resize" && mode != "every-round")
+          throw InputError("", 0, "--param restart", fmt::format("expected resize or every-round, got '{}'", mode));
+        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round");
       },
       nullptr});
 }

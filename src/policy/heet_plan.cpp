@@ -46,6 +46,29 @@ double heet_gain_price(const std::vector<double>& r, int slot) {
   return x1 / xs;
 }
 
+std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type) {
+  std::vector<GpuTypeId> type(cost.size(), -1);
+  if (slot_type.empty()) return type;
+  const bool one_type = std::all_of(slot_type.begin(), slot_type.end(), [&](int t) { return t == slot_type.front(); });
+  if (!one_type) {
+    const std::vector<int> match = min_weight_full_matching_by_class(cost, slot_type);
+    for (std::size_t j = 0; j < cost.size(); ++j)
+      if (match[j] >= 0) type[j] = static_cast<GpuTypeId>(slot_type[static_cast<std::size_t>(match[j])]);
+    return type;
+  }
+  // One type (e.g. an ITP cluster): the matching takes the `slots` cheapest jobs with a finite
+  // weight, ties to the lower index, as the Hungarian search does (its free columns of one class
+  // share one reduced cost and the scan takes the first strict minimum; tested against it).
+  const auto t = static_cast<std::size_t>(slot_type.front());
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t j = 0; j < cost.size(); ++j)
+    if (t < cost[j].size() && std::isfinite(cost[j][t])) order.push_back({cost[j][t], j});
+  const std::size_t take = std::min(order.size(), slot_type.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end());
+  for (std::size_t k = 0; k < take; ++k) type[order[k].second] = static_cast<GpuTypeId>(t);
+  return type;
+}
+
 std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
                                       std::vector<HeetTrade>* trades) {
   if (jobs.empty() || hosts.empty()) return {};
@@ -72,16 +95,13 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
   for (std::size_t j = 0; j < jobs.size(); ++j)
     for (std::size_t t = 0; t < types && t < jobs[j].rate.size(); ++t)
       cost[j][t] = heet_weight(jobs[j].remaining_work, rate_at(jobs[j].rate[t], 1), rate_at(jobs[j].rate[t], s));
-  const std::vector<int> match = min_weight_full_matching_by_class(cost, slot_type);
+  const std::vector<GpuTypeId> type = heet_match_types(cost, slot_type);
 
   // Slots of one type are interchangeable, so only the type of a match matters; hosts are then
   // chosen to keep running jobs where they are.
   std::vector<int> free_slots(hosts.size(), 0);
   for (int h : slot_host) ++free_slots[static_cast<std::size_t>(h)];
   std::vector<int> host(jobs.size(), -1), gpus(jobs.size(), 0);
-  std::vector<GpuTypeId> type(jobs.size(), -1);
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    if (match[j] >= 0) type[j] = hosts[static_cast<std::size_t>(slot_host[static_cast<std::size_t>(match[j])])].type;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const int cur = jobs[j].current_host;
     if (type[j] < 0 || cur < 0 || static_cast<std::size_t>(cur) >= hosts.size()) continue;

@@ -85,6 +85,7 @@ PolicyRegistry make_default_registry() {
   register_optimus(registry);
   register_pollux(registry);
   register_heet(registry);
+  register_heet_gavel_baseline(registry);
   register_srsf(registry);
   register_afs(registry);
   register_edf(registry);

@@ -1,8 +1,10 @@
 // sia: Sia's integer program (Jayaram Subramanya et al., "Sia: Heterogeneity-aware,
 // goodput-optimized ML-cluster scheduling", SOSP'23; siasosp23/artifacts, sia-simulator/sia.py),
-// for rigid jobs on throughput tables: the goodput model of the elastic work is not on main, so a
-// job's goodput on a type is its measured throughput at its requested GPU count, and its only
-// configuration per type is that count. Per round:
+// in two forms. On --workload goodput profiles (elastic jobs, event mechanism in 60-s rounds) the
+// ILP is over configurations (type, GPU count): sia_goodput.cpp and sia_plan.cpp. This file is the
+// allocation form for rigid jobs on throughput tables (--mechanism gavel): a job's goodput on a
+// type is its measured throughput at its requested GPU count, and its only configuration per type
+// is that count. Per round:
 //   speedup[i][t] = T[i][t] / min_{t': T>0} T[i][t']          (>= 1; 0 where T = 0)
 //   speedup[i][t] *= r_i for every t other than the job's current type (restart penalty), with
 //   Pollux's re-allocation factor r_i = max(age_i - restarts_i * P, 0) / (age_i + P), and r_i = 1
@@ -25,6 +27,7 @@
 #include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
+#include "sia_goodput.hpp"
 
 namespace hetsim {
 namespace {
@@ -190,31 +193,54 @@ class Sia final : public AllocationPolicy {
   std::map<JobIndex, int> previous_type_;  // its type per placed job (start point of the next ILP)
 };
 
+// The parameters both forms share, checked once.
+struct SiaParams {
+  double p, lambda_n, penalty_s;
+  long long nodes;
+  double time_limit_s;
+};
+
+SiaParams read_sia_params(const PolicyParams& params) {
+  double p = param_double(params, "p"), lambda_n = param_double(params, "lambda_n"),
+         penalty = param_double(params, "restart_penalty_s");
+  if (p == 0.0 || !std::isfinite(p)) throw InputError("", 0, "--param p", "must be a non-zero number");
+  if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
+  if (!(penalty >= 0.0 && penalty <= kMaxSimSeconds))
+    throw InputError("", 0, "--param restart_penalty_s", fmt::format("must be in [0, {:.0e}] s, got {:g}", kMaxSimSeconds, penalty));
+  double nodes = param_double(params, "mip_node_limit"), time_limit = param_double(params, "mip_time_limit_s");
+  if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
+    throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");
+  if (!(time_limit > 0.0 && time_limit <= 1e6)) throw InputError("", 0, "--param mip_time_limit_s", "must be in (0, 1e6]");
+  return {p, lambda_n, penalty, static_cast<long long>(nodes), time_limit};
+}
+
 }  // namespace
 
 void register_sia(PolicyRegistry& registry) {
   PolicyInfo info{"sia",
-                  "Sia's ILP over (job, GPU type) with restart penalty and fairness exponent p; rigid jobs on throughput tables",
+                  "Sia's ILP with restart penalty and fairness exponent p: over (job, GPU type, GPU count) for elastic "
+                  "jobs on --workload goodput profiles; over (job, GPU type) for rigid jobs on throughput tables",
                   "Sia (Jayaram Subramanya et al., SOSP'23)",
                   {{"p", "-0.5", "fairness exponent (non-zero); p < 0 favours fairness"},
                    {"lambda_n", "1.1", "penalty for leaving a job unallocated (> 1)"},
-                   {"restart_penalty_s", "30", "seconds lost per placement change (Sia's default for unknown models)"},
+                   {"restart_penalty_s", "30",
+                    "seconds lost per placement change (Sia's default for unknown models); on --workload jobs with their "
+                    "own restart time (--sia-restart-costs) use that"},
+                   {"bootstrap_s", "20",
+                    "--workload only: profiling seconds per GPU type charged at each job's first start (Sia: < 20 GPU s "
+                    "per type)"},
                    {"mip_node_limit", "1000", "branch-and-bound nodes per ILP (deterministic bound on the search)"},
                    {"mip_time_limit_s", "60", "wall-time safety net per ILP; a hit is counted (solver_time_limits)"}},
                   nullptr,
                   nullptr};
+  info.make = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
+    const SiaParams s = read_sia_params(params);
+    const double bootstrap_s = param_double(params, "bootstrap_s", 0.0, 3600.0);
+    return make_sia_goodput({s.p, s.lambda_n, s.nodes, s.time_limit_s}, s.penalty_s, bootstrap_s);
+  };
   info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
-    double p = param_double(params, "p"), lambda_n = param_double(params, "lambda_n"),
-           penalty = param_double(params, "restart_penalty_s");
-    if (p == 0.0 || !std::isfinite(p)) throw InputError("", 0, "--param p", "must be a non-zero number");
-    if (!(lambda_n > 0.0)) throw InputError("", 0, "--param lambda_n", "must be positive");
-    if (!(penalty >= 0.0 && penalty <= kMaxSimSeconds))
-      throw InputError("", 0, "--param restart_penalty_s", fmt::format("must be in [0, {:.0e}] s, got {:g}", kMaxSimSeconds, penalty));
-    double nodes = param_double(params, "mip_node_limit"), time_limit = param_double(params, "mip_time_limit_s");
-    if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
-      throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");
-    if (!(time_limit > 0.0 && time_limit <= 1e6)) throw InputError("", 0, "--param mip_time_limit_s", "must be in (0, 1e6]");
-    return std::make_unique<Sia>(p, lambda_n, penalty, static_cast<long long>(nodes), time_limit);
+    const SiaParams s = read_sia_params(params);
+    return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s);
   };
   registry.add(std::move(info));
 }

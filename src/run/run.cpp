@@ -24,10 +24,13 @@ namespace {
 
 // Which mechanism a spec runs under (RunSpec::mechanism_kind).
 bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
-  // A policy with both forms runs its event form on goodput workloads and its allocation form
-  // everywhere else, as before it had both.
   if (spec.mechanism_kind == "gavel") return true;
-  return spec.mechanism_kind == "auto" && info && (!info->make || (info->make_allocation && spec.workload.empty()));
+  if (spec.mechanism_kind != "auto" || !info) return false;
+  // sia's and gavel-maxmin's scheduling forms run goodput workloads only: without a goodput
+  // workload `auto` keeps running their allocation forms (rigid jobs on throughput tables), as
+  // before they had both.
+  if (info->name == "sia" || info->name == "gavel-maxmin") return spec.workload.empty();
+  return !info->make;
 }
 
 // work / best rate at the requested GPU count over all types (the job alone on its fastest type).
@@ -131,9 +134,11 @@ RunOutput simulate(const Cluster& cluster, const Workload& workload, const Throu
     note = run_fractions_whole(*whole, fmt::format("policy '{}'", policy.name()));
   }
   const Workload& jobs = whole ? *whole : workload;
+  MechanismConfig mech = config;
+  if (mech.profiling_s == 0.0) mech.profiling_s = policy.profiling_s(cluster);  // e.g. Sia's bootstrap profiling
   RunOutput out = run_recorded(cluster, jobs, model, std::move(info), extra_sinks,
                                [&](std::vector<JobEventSink*> sinks, RunOutput&) {
-                                 return Mechanism(cluster, jobs, model, policy, placement, config, std::move(sinks)).run();
+                                 return Mechanism(cluster, jobs, model, policy, placement, mech, std::move(sinks)).run();
                                });
   if (!note.empty()) out.stats.warnings.insert(out.stats.warnings.begin(), note);
   return out;
@@ -278,6 +283,7 @@ RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
     auto model = load_goodput_model(cluster, in.workload, roots, spec.step_model);
     model->set_whole_second_epochs(!spec.exact_epochs);
     attach_goodput_work(in.workload, *model, spec.sia_restart_costs);
+    for (std::string& w : missing_profile_warnings(*model, cluster)) in.workload.notes.push_back(std::move(w));
     in.model = std::move(model);
     return in;
   }
@@ -535,8 +541,12 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     out.model_notes.insert(out.model_notes.begin(), input_notes.begin(), input_notes.end());
     return out;
   };
+  // A policy's own restart cost applies when the run gives none; summary.json records the cost charged.
+  RunSpec charged = spec;
+  if (policy && charged.mechanism.restart_overhead_s == 0.0 && policy->restart_overhead_s())
+    charged.mechanism.restart_overhead_s = *policy->restart_overhead_s();
   RunInfo info{cluster.name(), workload.source, workload.format, spec.policy, spec.placement, model.name(), spec.seed, "",
-               spec.network, run_settings(spec)};
+               spec.network, run_settings(charged)};
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
@@ -550,7 +560,7 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
     check_round_count(workload, cluster, model, config.round_s, spec.mechanism, false);
     return with_notes(simulate_gavel(cluster, workload, model, *allocation_policy, config, std::move(info), extra_sinks));
   }
-  MechanismConfig mech = spec.mechanism;
+  MechanismConfig mech = charged.mechanism;
   mech.shared_network = spec.network == "shared";
   // A round-based policy brings its own round length unless --interval says otherwise.
   if (mech.interval_s <= 0.0 && policy->round_s()) mech.interval_s = *policy->round_s();

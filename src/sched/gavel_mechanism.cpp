@@ -55,6 +55,7 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
   previous_.assign(n, nullptr);
   throughput_.assign(n, std::vector<double>(types, 0.0));
   placement_changes_.assign(n, 0);
+  x_row_.assign(n, nullptr);
   taken_in_round_.assign(n, 0);
   packing_ = policy_.packing();
   if (packing_) {
@@ -199,7 +200,7 @@ void GavelMechanism::start_round() {
   ++solver_.rounds;
   check_round_limit(solver_.rounds, config_.max_rounds, config_.round_s, sim_.now());
   ++table_.stats().scheduling_passes;
-  const std::vector<std::size_t> order = type_order();
+  const std::vector<std::size_t>& order = type_order();
   if (packing_) {
     set_previous_packed(true);
     const auto& next = placement_.place(order, choose_combos(order), previous_, allocation_);
@@ -340,13 +341,24 @@ void GavelMechanism::compute_allocation() {
   } else {
     x = sanitize_allocation(view, std::move(r.x), false);
   }
+  for (const auto& [j, row] : allocation_)
+    if (static_cast<std::size_t>(j) < x_row_.size()) x_row_[static_cast<std::size_t>(j)] = nullptr;
   allocation_.clear();
-  for (std::size_t i = 0; i < view.jobs.size(); ++i) allocation_[view.jobs[i].job] = x[i];
+  for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+    const JobIndex j = view.jobs[i].job;
+    const std::vector<double>& row = allocation_[j] = x[i];
+    // choose_jobs' flat view of X (map nodes do not move); FIFO skips the all-zero rows.
+    if (static_cast<std::size_t>(j) < x_row_.size())
+      x_row_[static_cast<std::size_t>(j)] =
+          policy_.skip_zero_priority() && std::all_of(row.begin(), row.end(), [](double v) { return v == 0.0; }) ? nullptr
+                                                                                                             : &row;
+  }
   if (packing_ && usable) read_pair_allocation(view, r);
 }
 
-std::vector<std::size_t> GavelMechanism::type_order() {
-  std::vector<std::size_t> order;
+const std::vector<std::size_t>& GavelMechanism::type_order() {
+  std::vector<std::size_t>& order = type_order_;
+  order.clear();
   for (const char* name : {"v100", "p100", "k80"})
     if (auto t = cluster_.find_gpu_type(name)) order.push_back(static_cast<std::size_t>(*t));
   for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t)
@@ -357,49 +369,49 @@ std::vector<std::size_t> GavelMechanism::type_order() {
 
 // Which jobs run on which type (Gavel's _schedule_jobs_on_workers_helper): per type in `order`,
 // jobs by (priority, deficit, x) descending; each job on the first type where it fits.
+// Entries that can never be taken (zero throughput on the type; FIFO's non-positive priority) are
+// left out before sorting: a stable sort keeps the others in the same relative order, and the
+// walk skipped those entries wherever they stood, so the choice is the same (issue 19: under fifo
+// most of a round was sorting entries that were then skipped). The lists keep their memory.
 std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::size_t>& order) {
   const std::size_t types = cluster_.gpu_types().size();
-  std::vector<int> left(types);
-  for (std::size_t t = 0; t < types; ++t) left[t] = cluster_.gpus_of_type(static_cast<GpuTypeId>(t));
-  struct Entry {
-    JobIndex job;
-    std::size_t type;
-    double priority, deficit, x;
-  };
-  // One pass over the jobs fills every type's list (jobs in Gavel's dict order).
-  const std::vector<JobIndex>& jobs = priorities_.order();
-  std::vector<std::vector<Entry>> per_type(types);
-  for (auto& list : per_type) list.reserve(jobs.size());
-  std::vector<double> priority, deficit;
-  for (JobIndex j : jobs) {
-    auto a = allocation_.find(j);
-    const std::vector<double>* x = a == allocation_.end() ? nullptr : &a->second;
-    priorities_.priorities_of(j, x, throughput_[static_cast<std::size_t>(j)], priority, deficit);
-    for (std::size_t t = 0; t < types; ++t) per_type[t].push_back({j, t, priority[t], deficit[t], x ? (*x)[t] : 0.0});
+  left_.resize(types);
+  for (std::size_t t = 0; t < types; ++t) left_[t] = cluster_.gpus_of_type(static_cast<GpuTypeId>(t));
+  per_type_.resize(types);
+  for (auto& list : per_type_) list.clear();
+  const bool skip_zero = policy_.skip_zero_priority();
+  for (JobIndex j : priorities_.order()) {  // Gavel's dict order
+    // x_row_ is X's row of j, nullptr when j has none or (FIFO) an all-zero one: then every
+    // priority is 0, so under FIFO no entry of the job is kept.
+    const std::vector<double>* x = x_row_[static_cast<std::size_t>(j)];
+    if (skip_zero && x == nullptr) continue;
+    const std::vector<double>& rate = throughput_[static_cast<std::size_t>(j)];
+    priorities_.priorities_of(j, x, rate, priority_buf_, deficit_buf_);
+    for (std::size_t t = 0; t < types; ++t) {
+      if (!(rate[t] > 0.0) || (skip_zero && priority_buf_[t] <= 0.0)) continue;
+      per_type_[t].push_back({j, priority_buf_[t], deficit_buf_[t], x ? (*x)[t] : 0.0});
+    }
   }
-  std::vector<Entry> queue;
-  queue.reserve(jobs.size() * types);
+  std::vector<char>& taken = taken_in_round_;
+  std::vector<RoundChoice>& chosen = chosen_;
+  chosen.resize(types);
+  for (auto& list : chosen) list.clear();
   for (std::size_t t : order) {
-    std::stable_sort(per_type[t].begin(), per_type[t].end(), [](const Entry& a, const Entry& b) {
+    std::vector<ChoiceEntry>& list = per_type_[t];
+    std::stable_sort(list.begin(), list.end(), [](const ChoiceEntry& a, const ChoiceEntry& b) {
       if (a.priority != b.priority) return a.priority > b.priority;
       if (a.deficit != b.deficit) return a.deficit > b.deficit;
       return a.x > b.x;
     });
-    queue.insert(queue.end(), per_type[t].begin(), per_type[t].end());
-  }
-  std::vector<char>& taken = taken_in_round_;
-  std::vector<RoundChoice>& chosen = chosen_;  // kept from round to round for its memory
-  chosen.resize(types);
-  for (auto& list : chosen) list.clear();
-  for (const Entry& e : queue) {
-    if (left[e.type] == 0 || taken[static_cast<std::size_t>(e.job)]) continue;
-    if (!(throughput_[static_cast<std::size_t>(e.job)][e.type] > 0.0)) continue;  // never where it cannot run
-    if (policy_.skip_zero_priority() && e.priority <= 0.0) continue;
-    int sf = table_.job(e.job).spec->requested_gpus;
-    if (sf > left[e.type]) continue;
-    left[e.type] -= sf;
-    taken[static_cast<std::size_t>(e.job)] = 1;
-    chosen[e.type].push_back({e.job, sf});
+    for (const ChoiceEntry& e : list) {
+      if (left_[t] == 0) break;
+      if (taken[static_cast<std::size_t>(e.job)]) continue;
+      int sf = table_.job(e.job).spec->requested_gpus;
+      if (sf > left_[t]) continue;
+      left_[t] -= sf;
+      taken[static_cast<std::size_t>(e.job)] = 1;
+      chosen[t].push_back({e.job, sf});
+    }
   }
   for (const auto& list : chosen)
     for (const auto& [j, sf] : list) taken[static_cast<std::size_t>(j)] = 0;

@@ -12,33 +12,41 @@ void GavelPriorities::add_job(JobIndex j) {
 }
 
 void GavelPriorities::add_job(JobIndex j, double initial_s) {
-  job_s_[j] = std::vector<double>(worker_s_.size(), initial_s);
-  deficit_[j] = std::vector<double>(worker_s_.size(), 0.0);
+  const auto k = static_cast<std::size_t>(j);
+  if (k >= present_.size()) {
+    present_.resize(k + 1, 0);
+    job_s_.resize((k + 1) * types_, 0.0);
+    deficit_.resize((k + 1) * types_, 0.0);
+  }
+  present_[k] = 1;
+  std::fill_n(row(job_s_, j), types_, initial_s);
+  std::fill_n(row(deficit_, j), types_, 0.0);
   order_.push_back(j);
 }
 
 void GavelPriorities::remove_job(JobIndex j) {
-  job_s_.erase(j);
-  deficit_.erase(j);
+  if (has(j)) present_[static_cast<std::size_t>(j)] = 0;
   order_.erase(std::remove(order_.begin(), order_.end(), j), order_.end());
 }
 
 void GavelPriorities::record_run(JobIndex j, std::size_t type, double seconds) {
-  auto it = job_s_.find(j);
-  if (it == job_s_.end()) return;
-  it->second[type] += seconds;
+  if (!has(j)) return;
+  row(job_s_, j)[type] += seconds;
   worker_s_[type] += seconds;
 }
 
 void GavelPriorities::reset(double elapsed_s, const std::map<JobIndex, std::vector<double>>& old_allocation) {
-  for (std::size_t t = 0; t < worker_s_.size(); ++t) {
-    worker_s_[t] = 0.0;
-    for (JobIndex j : order_) {
-      std::vector<double>& js = job_s_[j];
+  // Gavel loops types outer, jobs inner; jobs outer here (one X look-up per job) adds to each
+  // type's total in the same job order, so the sums are the same doubles.
+  std::fill(worker_s_.begin(), worker_s_.end(), 0.0);
+  for (JobIndex j : order_) {
+    auto a = old_allocation.find(j);
+    double* js = row(job_s_, j);
+    double* deficit = row(deficit_, j);
+    for (std::size_t t = 0; t < worker_s_.size(); ++t) {
       double received = js[t] - round_s_ / 2.0;
-      auto a = old_allocation.find(j);
       double owed = a == old_allocation.end() ? 0.0 : a->second[t] * elapsed_s;
-      deficit_[j][t] += owed - received;
+      deficit[t] += owed - received;
       js[t] = round_s_ / 2.0;
       worker_s_[t] += js[t];
     }
@@ -46,9 +54,8 @@ void GavelPriorities::reset(double elapsed_s, const std::map<JobIndex, std::vect
 }
 
 double GavelPriorities::fraction(JobIndex j, std::size_t type) const {
-  auto it = job_s_.find(j);
-  if (it == job_s_.end() || worker_s_[type] == 0.0) return 0.0;
-  return it->second[type] / worker_s_[type];
+  if (!has(j) || worker_s_[type] == 0.0) return 0.0;
+  return row(job_s_, j)[type] / worker_s_[type];
 }
 
 double GavelPriorities::priority(JobIndex j, std::size_t type, const std::map<JobIndex, std::vector<double>>& allocation,
@@ -67,20 +74,17 @@ void GavelPriorities::priorities_of(JobIndex j, const std::vector<double>* x, co
   const std::size_t types = worker_s_.size();
   priority_out.assign(types, 0.0);
   deficit_out.assign(types, 0.0);
-  auto js = job_s_.find(j);
-  if (auto d = deficit_.find(j); d != deficit_.end()) deficit_out = d->second;
+  const bool known = has(j);
+  if (known) std::copy_n(row(deficit_, j), types, deficit_out.begin());
   if (x == nullptr) return;
   for (std::size_t t = 0; t < types; ++t) {
     double share = (*x)[t];
     if (share == 0.0 || throughput[t] == 0.0) continue;
-    double f = js == job_s_.end() || worker_s_[t] == 0.0 ? 0.0 : js->second[t] / worker_s_[t];
+    double f = !known || worker_s_[t] == 0.0 ? 0.0 : row(job_s_, j)[t] / worker_s_[t];
     priority_out[t] = f > 0.0 ? share / f : share * 1e9;  // as priority()
   }
 }
 
-double GavelPriorities::deficit(JobIndex j, std::size_t type) const {
-  auto it = deficit_.find(j);
-  return it == deficit_.end() ? 0.0 : it->second[type];
-}
+double GavelPriorities::deficit(JobIndex j, std::size_t type) const { return has(j) ? row(deficit_, j)[type] : 0.0; }
 
 }  // namespace hetsim

@@ -98,6 +98,10 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
 /// applications are left alone (admission rejects them).
 void attach_goodput_work(Workload& workload, const GoodputModel& model, bool sia_restart_costs);
 
+/// One warning per (application of the model, GPU type of `cluster`) without a step profile, for an
+/// application that has a profile on some other type: its jobs never run on that type (a job with
+/// no usable type at all is rejected by check_job, with its reason).
+std::vector<std::string> missing_profile_warnings(const GoodputModel& model, const Cluster& cluster);
 /// Profile folders for a workload file when none are given: the first ancestor folder of the
 /// workload with a `traces/` subfolder, then `pollux/traces` beside that ancestor (Sia reuses
 /// Pollux's T4 and validation files without copying them).

@@ -44,6 +44,8 @@ void register_optimus(PolicyRegistry& registry);
 void register_pollux(PolicyRegistry& registry);
 /// heet: Heet's slot matching and resource trading (src/policy/heet.cpp).
 void register_heet(PolicyRegistry& registry);
+/// heet-gavel-baseline: the Heet prototype's 'Gavel' baseline (src/policy/heet_gavel_baseline.cpp).
+void register_heet_gavel_baseline(PolicyRegistry& registry);
 /// srsf: the Heet prototype's SRSF baseline (src/policy/srsf.cpp).
 void register_srsf(PolicyRegistry& registry);
 /// afs: AFS marginal-throughput sharing, heterogeneous as in Heet's baseline (src/policy/afs.cpp).

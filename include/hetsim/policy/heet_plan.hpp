@@ -58,6 +58,12 @@ double heet_release_price(const std::vector<double>& rate_of_type, int n);
 /// Price (gain) of giving a waiting job one GPU instead of a slot: X(1) / X(s).
 double heet_gain_price(const std::vector<double>& rate_of_type, int slot);
 
+/// The matching step: `cost[job][type]` = heet_weight of the job on a slot of that type,
+/// `slot_type[slot]` = type of each slot; returns each job's matched type, or -1. Equal to the type
+/// of min_weight_full_matching_by_class's column, ties included; with slots of one type only it
+/// takes the cheapest jobs directly (no O(n^3) search: ITP clusters have one GPU type).
+std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type);
+
 /// The plan of one round: every job that gets GPUs, on one host each, in job order. Matching:
 /// slots = floor(host GPUs / s) per host; jobs x slots weighted by heet_weight; minimum-weight full
 /// matching; matched jobs keep their current host when it has a slot of the matched type left

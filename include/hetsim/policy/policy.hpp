@@ -126,6 +126,14 @@ class SchedulingPolicy {
   /// Round length (s) a round-based policy assumes when the run gives no --interval (Heet's
   /// prototype: 120 s); nullopt = event-driven.
   virtual std::optional<double> round_s() const { return std::nullopt; }
+  /// Seconds of profiling every job pays (no progress, GPUs held) at its first start, which the
+  /// policy's planning needs (Sia profiles each new job briefly on every GPU type to bootstrap its
+  /// throughput models). Charged by the event mechanism when the run sets no profiling time; 0 = none.
+  virtual double profiling_s(const Cluster& /*cluster*/) const { return 0.0; }
+  /// Restart overhead (s) the policy's runs charge at every (re)start when the run gives none
+  /// (--restart-overhead 0, the default); nullopt = the run's value. Heet's realistic per-resize
+  /// cost is its own parameter, so `heet` and its 0 s variant compare under one command line.
+  virtual std::optional<double> restart_overhead_s() const { return std::nullopt; }
   /// Time of a further pass the policy wants although nothing arrives or completes then (the
   /// queue-threshold crossings of the Tiresias simulator's dlas schedulers), asked after each pass;
   /// nullopt = none. A later pass cancels the request; the policy asks again from there.

@@ -49,7 +49,7 @@ struct SolverStats {
 /// x = 0, the job is not in X, or it has zero throughput on t.
 class GavelPriorities {
  public:
-  GavelPriorities(std::size_t types, double round_s) : worker_s_(types, 0.0), round_s_(round_s) {}
+  GavelPriorities(std::size_t types, double round_s) : worker_s_(types, 0.0), types_(types), round_s_(round_s) {}
   void add_job(JobIndex j);
   /// Adds a combination key (space sharing: a job pair) whose time starts at `initial_s` on every
   /// type (Gavel starts a pair at 0, a job at half a round).
@@ -73,10 +73,19 @@ class GavelPriorities {
   const std::vector<JobIndex>& order() const { return order_; }
 
  private:
-  std::map<JobIndex, std::vector<double>> job_s_;
-  std::map<JobIndex, std::vector<double>> deficit_;
+  // Flat [key * types + type] books (issue 19: a map lookup per job and round was a fifth of a
+  // fifo run); present_[key] says whether the key is in them.
+  bool has(JobIndex j) const { return static_cast<std::size_t>(j) < present_.size() && present_[static_cast<std::size_t>(j)]; }
+  double* row(std::vector<double>& books, JobIndex j) { return books.data() + static_cast<std::size_t>(j) * types_; }
+  const double* row(const std::vector<double>& books, JobIndex j) const {
+    return books.data() + static_cast<std::size_t>(j) * types_;
+  }
+  std::vector<double> job_s_;
+  std::vector<double> deficit_;
+  std::vector<char> present_;
   std::vector<double> worker_s_;
   std::vector<JobIndex> order_;
+  std::size_t types_;
   double round_s_;
 };
 
@@ -136,7 +145,7 @@ class GavelMechanism final : public EventHandler {
   void start_round();
   void request_round();
   void compute_allocation();
-  std::vector<std::size_t> type_order();
+  const std::vector<std::size_t>& type_order();
   std::vector<RoundChoice>& choose_jobs(const std::vector<std::size_t>& order);
   void apply_placements(const std::vector<const RoundPlacement*>& next);
   void dispatch(JobIndex j);
@@ -157,6 +166,7 @@ class GavelMechanism final : public EventHandler {
   std::size_t joined_upto_ = 0;       // jobs [0, joined_upto_) have joined or were final at arrival
   std::size_t arrived_upto_ = 0;      // jobs [0, arrived_upto_) have had their arrival event
   std::map<JobIndex, std::vector<double>> allocation_; // X by job
+  std::vector<const std::vector<double>*> x_row_;      // [job]: its row of allocation_ (choose_jobs)
   GavelPriorities priorities_;
   PyRandom shuffler_;
   std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order
@@ -164,6 +174,14 @@ class GavelMechanism final : public EventHandler {
   GavelPlacement placement_;
   std::vector<const std::vector<GpuId>*> previous_;  // [job]: its GPUs while a round is placed, else nullptr
   std::vector<RoundChoice> chosen_;
+  struct ChoiceEntry {
+    JobIndex job;
+    double priority, deficit, x;
+  };
+  std::vector<std::vector<ChoiceEntry>> per_type_;  // [type]: choose_jobs' candidates
+  std::vector<double> priority_buf_, deficit_buf_;  // [type]
+  std::vector<int> left_;                           // [type]: GPUs not yet given this round
+  std::vector<std::size_t> type_order_;
   std::vector<JobIndex> running_copy_;
   std::optional<SimTime> round_end_;  // end of the round in progress (or of the last one)
   double round_end_frac_us_ = 0.0;    // its sub-microsecond remainder

@@ -1,0 +1,175 @@
+// Wide jobs of the heet policy (heet_wide.hpp): a job asking for more GPUs than the largest host
+// runs on its requested count over several hosts of one GPU type. Ours: the Heet prototype
+// (mozizhao/elastic, our_scheduler.py) caps every job at one host; Heet (Mo, Xu, Xu, ASPLOS'24)
+// plans slots within a host. The cross-host price is the run's model on the exact GPUs.
+#include "heet_wide.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+#include "hetsim/policy/heet_plan.hpp"
+
+namespace hetsim {
+namespace {
+
+int largest_host(const Cluster& cluster) {
+  int largest = 0;
+  for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
+  return largest;
+}
+
+// The first `count` GPUs of `type` in node order (the hosts a wide job fills first).
+std::vector<GpuId> first_gpus_of_type(const Cluster& cluster, GpuTypeId type, int count) {
+  std::vector<GpuId> gpus;
+  for (const Node& n : cluster.nodes()) {
+    if (n.gpu_type != type) continue;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(gpus.size()) < count; ++g)
+      gpus.push_back(g);
+  }
+  return gpus;
+}
+
+// `count` free GPUs of `type`: hosts with the most GPUs free and not held by a running wide job
+// first (whole hosts before pieces, and other wide jobs' hosts last, so fewer jobs restart).
+std::vector<GpuId> pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
+                             const std::vector<char>& held) {
+  std::vector<std::pair<int, std::size_t>> order;  // (-GPUs free and not held, host)
+  for (std::size_t h = 0; h < cluster.nodes().size(); ++h) {
+    const Node& n = cluster.nodes()[h];
+    if (n.gpu_type != type) continue;
+    int open = 0;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g)
+      open += !taken[static_cast<std::size_t>(g)] && !held[static_cast<std::size_t>(g)] ? 1 : 0;
+    order.push_back({-open, h});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<GpuId> gpus;
+  for (int pass = 0; pass < 2; ++pass)  // pass 0: GPUs no wide job holds; pass 1: the rest
+    for (const auto& [open, h] : order) {
+      const Node& n = cluster.nodes()[h];
+      for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(gpus.size()) < count; ++g) {
+        const auto k = static_cast<std::size_t>(g);
+        if (!taken[k] && (pass == 1 || !held[k]) && std::find(gpus.begin(), gpus.end(), g) == gpus.end())
+          gpus.push_back(g);
+      }
+    }
+  std::sort(gpus.begin(), gpus.end());
+  return gpus;
+}
+
+}  // namespace
+
+double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count) {
+  const Cluster& cluster = ctx.cluster();
+  if (count > cluster.gpus_of_type(type)) return 0.0;
+  const std::vector<GpuId> gpus = first_gpus_of_type(cluster, type, count);
+  return ctx.model().rate_on(job, cluster, gpus);
+}
+
+// Wide jobs compete with the narrow ones by heet's weight: all active jobs in ascending weight
+// order (narrow ones at the round's slot size on their best type) claim GPUs until the cluster is
+// full; a wide job that comes after that waits this round. Without this, wide jobs always went
+// first and a few long ones held the cluster while every short job waited.
+static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
+                     std::vector<std::pair<double, JobIndex>>& wide, const std::vector<JobIndex>& narrow) {
+  if (wide.empty()) return;
+  const Cluster& cluster = ctx.cluster();
+  const int s = heet_slot_size(cluster.total_gpus(), active.size(), largest);
+  std::vector<std::pair<std::pair<double, JobIndex>, int>> claims;  // ((weight, job), GPUs)
+  for (const auto& w : wide) claims.push_back({w, ctx.job(w.second).spec->requested_gpus});
+  for (JobIndex j : narrow) {
+    const JobSpec& spec = *ctx.job(j).spec;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+      const auto type = static_cast<GpuTypeId>(t);
+      const int n = std::min(s, cluster.max_gpus_per_node(type));
+      best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(spec, type, 1), ctx.rate_on_type(spec, type, n)));
+    }
+    claims.push_back({{best, j}, s});
+  }
+  std::sort(claims.begin(), claims.end());
+  std::vector<std::pair<double, JobIndex>> admitted;
+  int used = 0;
+  for (const auto& [key, gpus] : claims) {
+    if (used >= cluster.total_gpus()) break;
+    const bool is_wide = std::binary_search(wide.begin(), wide.end(), key);
+    if (is_wide && used + gpus <= cluster.total_gpus()) admitted.push_back(key);
+    if (!is_wide || used + gpus <= cluster.total_gpus()) used += gpus;
+  }
+  wide = std::move(admitted);
+}
+
+const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex j) {
+  auto it = rates_.find(j);
+  if (it != rates_.end()) return it->second;
+  const JobSpec& spec = *ctx.job(j).spec;
+  std::vector<double> r(ctx.cluster().gpu_types().size(), 0.0);
+  for (std::size_t t = 0; t < r.size(); ++t)
+    r[t] = heet_spanning_rate(ctx, spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
+  return rates_.emplace(j, std::move(r)).first->second;
+}
+
+std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
+                                                 std::vector<char>& taken, std::vector<JobIndex>& narrow) {
+  const Cluster& cluster = ctx.cluster();
+  const int largest = largest_host(cluster);
+  const std::size_t ntypes = cluster.gpu_types().size();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, JobIndex>> wide;  // (best weight, job)
+  std::vector<char> held(taken.size(), 0);
+  for (JobIndex j : active) {
+    const JobRuntime& rt = ctx.job(j);
+    double best = kInf;
+    if (rt.spec->requested_gpus > largest) {
+      const std::vector<double>& r = rates(ctx, j);
+      for (std::size_t t = 0; t < ntypes; ++t)
+        best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
+      // Spanning hosts must pay: when a host's worth of GPUs gives a weight at least as low (the
+      // model's cross-host rate is poor), the job stays elastic within a host like the others.
+      for (std::size_t t = 0; t < ntypes && best < kInf; ++t) {
+        const auto type = static_cast<GpuTypeId>(t);
+        const double in_host = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, type, 1),
+                                           ctx.rate_on_type(*rt.spec, type, cluster.max_gpus_per_node(type)));
+        if (in_host <= best) best = kInf;
+      }
+    }
+    // A wide job no type can run at its count (only under a planning model that errs), or one that
+    // gains nothing from more hosts, is planned as a narrow one.
+    if (best == kInf) {
+      narrow.push_back(j);
+      continue;
+    }
+    wide.push_back({best, j});
+    if (rt.status == JobStatus::Running)
+      for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
+  }
+  std::sort(wide.begin(), wide.end());
+  admit_by_weight(ctx, active, largest, wide, narrow);
+  std::vector<int> free_of_type(ntypes, 0);
+  for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+  std::vector<WidePlacement> out;
+  for (const auto& [weight, j] : wide) {
+    const JobRuntime& rt = ctx.job(j);
+    const int want = rt.spec->requested_gpus;
+    const bool keep = rt.status == JobStatus::Running && static_cast<int>(rt.gpus.size()) == want &&
+                      std::none_of(rt.gpus.begin(), rt.gpus.end(), [&](GpuId g) { return taken[static_cast<std::size_t>(g)]; });
+    WidePlacement p{j, keep ? rt.gpu_type : -1, keep ? rt.gpus : std::vector<GpuId>{}};
+    if (!keep) {
+      double best = kInf;
+      for (std::size_t t = 0; t < ntypes; ++t) {
+        const double w = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1),
+                                     rates(ctx, j)[t]);
+        if (free_of_type[t] >= want && w < best) best = w, p.type = static_cast<GpuTypeId>(t);
+      }
+      if (p.type < 0) continue;  // no type has room this round: it waits
+      p.gpus = pick_gpus(cluster, p.type, want, taken, held);
+    }
+    for (GpuId g : p.gpus) taken[static_cast<std::size_t>(g)] = 1;
+    free_of_type[static_cast<std::size_t>(p.type)] -= want;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace hetsim

@@ -1,0 +1,43 @@
+#pragma once
+// Private helper of the heet policy (src/policy/heet.cpp): jobs that ask for more GPUs than the
+// largest host. The Heet prototype (mozizhao/elastic, our_scheduler.py) caps every job at one host
+// (all_job_limit = 4), so a 64-GPU job of an ITP trace ran on 4 GPUs, 16x slower; here such a
+// "wide" job gets its requested count on several hosts of one GPU type. Ours, not the paper's.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsim/policy/policy.hpp"
+
+namespace hetsim {
+
+/// A wide job's GPUs for this round.
+struct WidePlacement {
+  JobIndex job = 0;
+  GpuTypeId type = 0;
+  std::vector<GpuId> gpus;
+};
+
+/// Rate of `job` on `count` GPUs of `type` taken host by host in node order (the hosts a wide job
+/// fills first), by the planning model on those exact GPUs: a model with a topology (analytic)
+/// charges the all-reduce across the hosts' NICs and uplinks.
+double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count);
+
+/// Places the wide jobs among `active` (requested GPUs > the largest host) on whole hosts first,
+/// in order of heet's weight remaining x T(w)^2 / T(1) on their best type (ties: job index); a
+/// running wide job keeps its GPUs while none of them went to an earlier job. Marks their GPUs in
+/// `taken` (indexed by GpuId) and returns the other active jobs in `narrow`, in `active` order.
+class HeetWidePlacer {
+ public:
+  std::vector<WidePlacement> place(const PolicyView& ctx, const std::vector<JobIndex>& active,
+                                   std::vector<char>& taken, std::vector<JobIndex>& narrow);
+
+ private:
+  // Spanning rate per type, by job (the model's rate does not change with progress for the
+  // models heet plans with; a finished job's entry is dropped when it leaves `active`).
+  const std::vector<double>& rates(const PolicyView& ctx, JobIndex j);
+  std::map<JobIndex, std::vector<double>> rates_;
+};
+
+}  // namespace hetsim

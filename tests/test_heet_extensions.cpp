@@ -1,0 +1,147 @@
+// heet beyond the prototype (issue 15): wide jobs across hosts priced by the analytic model, the
+// restart modes, the rejection of a job no GPU type can hold, and the prototype's "Gavel" baseline.
+#include <catch2/catch.hpp>
+
+#include "hetsim/perf/analytic_model.hpp"
+#include "hetsim/perf/model_factory.hpp"
+#include "hetsim/policy/registry.hpp"
+#include "hetsim/run.hpp"
+#include "hetsim/sched/placement.hpp"
+#include "topology_fixtures.hpp"
+
+using namespace hetsim;
+using namespace hetsim::test;
+
+namespace {
+
+RunOutput heet_ext_run(const Cluster& c, const Workload& w, const ThroughputModel& model, const std::string& policy,
+                     const PolicyParams& params, double restart_s = 0.0) {
+  auto p = make_default_registry().make(policy, params, 0);
+  ConsolidatePlacement placement;
+  MechanismConfig config;
+  config.interval_s = *p->round_s();
+  config.restart_overhead_s = restart_s > 0.0 ? restart_s : p->restart_overhead_s().value_or(0.0);
+  return simulate(c, w, model, *p, placement, config, RunInfo{c.name(), "test", "test", policy, "consolidate", model.name(), 0, ""});
+}
+
+const JobRecord& heet_ext_record(const RunOutput& out, const std::string& id) {
+  for (const JobRecord& r : out.records)
+    if (r.job_id == id) return r;
+  FAIL("no record for " << id);
+  return out.records.front();
+}
+
+Workload heet_ext_workload(std::vector<JobSpec> jobs) {
+  Workload w;
+  w.jobs = std::move(jobs);
+  w.source = w.format = "test";
+  return w;
+}
+
+// A job of `seconds` reference seconds on `gpus` GPUs (duration model).
+JobSpec heet_ext_seconds_job(const std::string& id, int gpus, double seconds) {
+  JobSpec j;
+  j.id = id;
+  j.requested_gpus = j.min_gpus = j.max_gpus = gpus;
+  j.work = seconds;
+  j.unit = WorkUnit::ReferenceSeconds;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("heet: a job asking for more GPUs than a host runs on two hosts at the analytic model's rate") {
+  // Two hosts of one GPU each, NICs 100 Gbit/s = 12.5 GB/s; 1 GB gradient, 0.1 s per step.
+  const Cluster c = flat_cluster(2, 1, 100.0, 100.0);
+  AnalyticConfig cfg;
+  cfg.overlap = 0.0;
+  const AnalyticModel model(c, fixed_profile({{"m", {1e9, {0.1}}}}), cfg);
+  // Ring all-reduce over 2 hosts: 2 (p - 1) / p x 1 GB / 12.5 GB/s = 0.08 s; step 0.1 + 0.08 = 0.18 s;
+  // 2 iterations a step (one per GPU): 2 / 0.18 = 11.11 iterations/s. 1,800 iterations take 162 s.
+  const RunOutput out = heet_ext_run(c, heet_ext_workload({iter_job("wide", "m", 2, 1800)}), model, "heet", {{"restart_s", "0"}});
+  const JobRecord& r = heet_ext_record(out, "wide");
+  CHECK(r.status == JobStatus::Completed);
+  CHECK(r.gpus == 2);
+  CHECK(r.jct_s() == Approx(1800 / (2 / 0.18)));
+  CHECK(r.jct_s() == Approx(162.0));
+}
+
+TEST_CASE("heet: a job asking for more than a host stays within one when spanning does not pay") {
+  // As above but 1 Gbit/s NICs: the all-reduce takes 2 x 0.5 GB / 0.125 GB/s = 8 s, a step 8.1 s,
+  // 2 / 8.1 = 0.247 iterations/s on two hosts against 10 on one GPU; weight per unit of remaining
+  // work 4.05^2 / 0.1 = 164 against 0.1 / 1 x 0.1 = 0.1 in a host: it runs on one GPU, 1,800 / 10 = 180 s.
+  const Cluster c = flat_cluster(2, 1, 100.0, 1.0);
+  AnalyticConfig cfg;
+  cfg.overlap = 0.0;
+  const AnalyticModel model(c, fixed_profile({{"m", {1e9, {0.1}}}}), cfg);
+  const RunOutput out =
+      heet_ext_run(c, heet_ext_workload({iter_job("wide", "m", 2, 1800)}), model, "heet", {{"restart_s", "0"}});
+  CHECK(heet_ext_record(out, "wide").gpus == 1);
+  CHECK(heet_ext_record(out, "wide").jct_s() == Approx(180.0));
+}
+
+TEST_CASE("heet: wide jobs take whole hosts, the rest is planned per host") {
+  // Four 2-GPU hosts of one type (duration model): 'w' asks for 4 GPUs (two hosts), 'n' for 1.
+  const Cluster c = flat_cluster(4, 2, 100.0, 100.0);
+  auto model = make_throughput_model("duration", "", {}, c);
+  const RunOutput out =
+      heet_ext_run(c, heet_ext_workload({heet_ext_seconds_job("w", 4, 400), heet_ext_seconds_job("n", 1, 100)}), *model, "heet", {{"restart_s", "0"}});
+  // 'w' runs at its full rate on 4 GPUs: 400 s; 'n' (elastic up to a host, no gain beyond its 1
+  // GPU in the duration model) 100 s.
+  CHECK(heet_ext_record(out, "w").jct_s() == Approx(400.0));
+  CHECK(heet_ext_record(out, "w").gpus == 4);
+  CHECK(heet_ext_record(out, "n").jct_s() == Approx(100.0));
+}
+
+TEST_CASE("heet: a job asking for more GPUs than a GPU type has in all is rejected with its reason") {
+  // Two types of 2 GPUs each: 3 GPUs fit the cluster but no type (heet and every policy place a job
+  // on one type); the job is rejected at its arrival, the others run.
+  const Cluster c("two", {GpuType{"a", 0.0, 1.0}, GpuType{"b", 0.0, 1.0}}, {net_rack("r")},
+                  {net_node("n0", 0, 2, 0, 100, 100), net_node("n1", 1, 2, 0, 100, 100)});
+  auto model = make_throughput_model("duration", "", {}, c);
+  const RunOutput out =
+      heet_ext_run(c, heet_ext_workload({heet_ext_seconds_job("big", 3, 100), heet_ext_seconds_job("ok", 2, 100)}), *model, "heet", {});
+  const JobRecord& big = heet_ext_record(out, "big");
+  CHECK(big.status == JobStatus::Rejected);
+  CHECK(big.reason == "job big requests 3 GPUs of one type; the largest GPU type of cluster 'two' has 2");
+  CHECK(heet_ext_record(out, "ok").status == JobStatus::Completed);
+}
+
+TEST_CASE("heet: restart=every-round restarts a running job at every round, resize only when it changes") {
+  // One GPU, 10 iterations/s, 2,500 iterations = 250 s of work, 120 s rounds, 10 s restarts.
+  const Cluster c = flat_cluster(1, 1, 100.0, 100.0);
+  const AnalyticModel model(c, fixed_profile({{"m", {1e9, {0.1}}}}), AnalyticConfig{});
+  const Workload w = heet_ext_workload({iter_job("j", "m", 1, 2500)});
+  SECTION("every-round: starts at 0, 120, 240 s each pay 10 s: 110 + 110 + 30 s of work, done at 280 s") {
+    const RunOutput out = heet_ext_run(c, w, model, "heet", {{"restart_s", "10"}, {"restart", "every-round"}});
+    CHECK(heet_ext_record(out, "j").restarts == 3);
+    CHECK(heet_ext_record(out, "j").jct_s() == Approx(280.0));
+  }
+  SECTION("resize: one start, one restart cost: done at 260 s") {
+    const RunOutput out = heet_ext_run(c, w, model, "heet", {{"restart_s", "10"}});
+    CHECK(heet_ext_record(out, "j").restarts == 1);
+    CHECK(heet_ext_record(out, "j").jct_s() == Approx(260.0));
+  }
+  SECTION("the policy's restart cost is what the run charges when it gives none") {
+    CHECK(make_default_registry().make("heet", {}, 0)->restart_overhead_s() == 30.0);
+    CHECK_THROWS_WITH(make_default_registry().make("heet", {{"restart", "always"}}, 0),
+                      Catch::Contains("expected resize or every-round, got 'always'"));
+  }
+}
+
+TEST_CASE("heet-gavel-baseline: shortest remaining time first at the requested count, skipping what does not fit") {
+  // One 4-GPU host (one type, so the random type is that one). B (2 GPUs, 100 s), A (3 GPUs, 150 s),
+  // C (1 GPU, 400 s), all at 0. Round 0: B takes 2, A (3) does not fit in 2 and is skipped, C takes
+  // 1. B ends at 100. Round 120: A (150 s left) takes 3, C (280 s left) keeps 1. A ends at 270, C at 400.
+  const Cluster c = flat_cluster(1, 4, 100.0, 100.0);
+  auto model = make_throughput_model("duration", "", {}, c);
+  const RunOutput out = heet_ext_run(
+      c, heet_ext_workload({heet_ext_seconds_job("B", 2, 100), heet_ext_seconds_job("A", 3, 150), heet_ext_seconds_job("C", 1, 400)}), *model,
+      "heet-gavel-baseline", {});
+  CHECK(heet_ext_record(out, "B").jct_s() == Approx(100.0));
+  CHECK(heet_ext_record(out, "A").jct_s() == Approx(270.0));
+  CHECK(heet_ext_record(out, "A").gpus == 3);
+  CHECK(heet_ext_record(out, "C").jct_s() == Approx(400.0));
+  CHECK(heet_ext_record(out, "C").preemptions == 0);
+  CHECK(out.summary.jct_mean_s == Approx((100.0 + 270.0 + 400.0) / 3));
+}
