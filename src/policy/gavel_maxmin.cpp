@@ -19,6 +19,7 @@
 #include <limits>
 
 #include "allocation_lp.hpp"
+#include "gavel_goodput.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -226,6 +227,13 @@ class GavelMaxMin final : public AllocationPolicy {
   bool group_;  // one LP variable per group of identical jobs (allocate_grouped)
 };
 
+bool flag_param(const PolicyParams& p, const char* key) {
+  const std::string& v = param_string(p, key);
+  if (v != "true" && v != "false")
+    throw InputError("", 0, fmt::format("--param {}", key), fmt::format("expected true or false, got '{}'", v));
+  return v == "true";
+}
+
 }  // namespace
 
 void register_gavel_maxmin(PolicyRegistry& registry) {
@@ -243,18 +251,22 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
-    auto flag = [&](const char* key) {
-      const std::string& v = param_string(p, key);
-      if (v != "true" && v != "false")
-        throw InputError("", 0, fmt::format("--param {}", key), fmt::format("expected true or false, got '{}'", v));
-      return v == "true";
-    };
-    const bool fill_spare = flag("fill_spare");
-    const bool packing = flag("packing");
-    const bool group = flag("group");
+    const bool fill_spare = flag_param(p, "fill_spare");
+    const bool packing = flag_param(p, "packing");
+    const bool group = flag_param(p, "group");
     if (packing && group)
       throw InputError("", 0, "--param group", "group=true does not combine with packing=true (pairs are per job)");
     return std::make_unique<GavelMaxMin>(fill_spare, packing, group);
+  };
+  // On Pollux/Sia goodput workloads (--workload): the event mechanism in round mode runs the same
+  // LP over rigid jobs, as Sia's Gavel baseline (gavel_goodput.cpp).
+  info.make = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
+    const bool fill_spare = flag_param(p, "fill_spare");
+    if (flag_param(p, "packing"))
+      throw InputError("", 0, "--param packing",
+                       "true needs pair rates from a throughput table (--mechanism gavel); a Pollux/Sia workload "
+                       "(--workload) has none");
+    return make_gavel_goodput(std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group")));
   };
   registry.add(std::move(info));
 }

@@ -26,9 +26,10 @@ namespace {
 bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
   if (spec.mechanism_kind == "gavel") return true;
   if (spec.mechanism_kind != "auto" || !info) return false;
-  // sia's scheduling form plans elastic jobs on the goodput model only: without a goodput workload
-  // `auto` keeps running its allocation form (rigid jobs on throughput tables), as before it had both.
-  if (info->name == "sia") return spec.workload.empty();
+  // sia's and gavel-maxmin's scheduling forms run goodput workloads only: without a goodput
+  // workload `auto` keeps running their allocation forms (rigid jobs on throughput tables), as
+  // before they had both.
+  if (info->name == "sia" || info->name == "gavel-maxmin") return spec.workload.empty();
   return !info->make;
 }
 
@@ -426,11 +427,19 @@ namespace {
 // allocation-only (and so runs under the gavel mechanism).
 std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const PolicyRegistry& registry) {
   if (!uses_gavel_mechanism(spec, registry.find(spec.policy))) return std::nullopt;
-  if (!spec.workload.empty())
+  if (!spec.workload.empty()) {
+    const PolicyInfo* info = registry.find(spec.policy);
+    if (info && info->make)
+      return RunSpecProblem{"mechanism",
+                            "Pollux/Sia workloads run under the event mechanism in round mode (policy '" + spec.policy +
+                                "' has a form for them: drop --mechanism gavel), not --mechanism gavel, which does not "
+                                "model elastic goodput jobs",
+                            true};
     return RunSpecProblem{"mechanism",
                           "Pollux/Sia workloads run under the event mechanism in round mode; policy '" + spec.policy +
                               "' needs --mechanism gavel, which does not model elastic goodput jobs",
                           true};
+  }
   if (spec.network == "shared")
     return RunSpecProblem{"network",
                           fmt::format("'shared' needs the event mechanism; policy '{}' runs under the gavel mechanism, "
@@ -550,6 +559,8 @@ RunOutput run_simulation(const RunSpec& spec, const PolicyRegistry& registry,
   if (!spec.workload.empty()) {
     MechanismConfig config = spec.mechanism;
     config.round_grid_from_zero = true;
+    // A round-based policy brings its own round length unless --interval says otherwise.
+    if (config.interval_s <= 0.0 && policy->round_s()) config.interval_s = *policy->round_s();
     check_round_count(workload, cluster, model, config.interval_s, config, true);
     return with_notes(simulate(cluster, workload, model, *policy, *placement, config, std::move(info), extra_sinks));
   }

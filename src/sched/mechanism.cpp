@@ -177,7 +177,7 @@ void Mechanism::run_policy() {
 PolicyView Mechanism::view() const {
   const ThroughputModel& planning = config_.planning_model ? *config_.planning_model : model_;
   return PolicyView(sim_.now(), table_.state(), planning, table_.jobs(), table_.pending(), table_.running(),
-                    table_.changed(), network_ ? &*network_ : nullptr);
+                    table_.changed(), network_ ? &*network_ : nullptr, std::max(config_.interval_s, 0.0));
 }
 
 void Mechanism::refuse(const std::string& why) {

@@ -46,9 +46,9 @@ class PolicyView {
   PolicyView(SimTime now, const ClusterState& state, const ThroughputModel& model,
                    const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
                    const std::set<JobIndex>& running, std::span<const JobIndex> changed = {},
-                   const NetworkView* network = nullptr)
+                   const NetworkView* network = nullptr, double round_s = 0.0)
       : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running),
-        changed_(changed), network_(network) {}
+        changed_(changed), network_(network), round_s_(round_s) {}
 
   /// Current simulated time.
   SimTime now() const { return now_; }
@@ -84,6 +84,9 @@ class PolicyView {
   /// job on given GPUs would get: NetworkView::join_effect with ThroughputModel::network_demand),
   /// for policies that choose exact GPUs; nullptr when every job has the network to itself.
   const NetworkView* network() const { return network_; }
+  /// Seconds between passes in round mode (--interval); 0 when passes follow arrivals and
+  /// completions. Round-based policies that count time in rounds (Gavel's priorities) read it.
+  double round_s() const { return round_s_; }
 
  private:
   SimTime now_;
@@ -94,6 +97,7 @@ class PolicyView {
   const std::set<JobIndex>* running_;
   std::span<const JobIndex> changed_;
   const NetworkView* network_;
+  double round_s_;
 };
 
 /// Declared parameter of a policy, printed by `hetsim list policies` (the shared registry shape).
