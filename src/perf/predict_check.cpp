@@ -191,7 +191,7 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
     const ProfileTensor known = keep_only(truth, keep);
     CompletionOptions o = options;
     o.seed = seed + static_cast<std::uint64_t>(t);
-    const CompletionResult cf = predict_throughputs(known, PredictorOptions{o, {}, physical_form});
+    const CompletionResult cf = predict_throughputs(known, PredictorOptions{o, {}, physical_form, protocol == ProfilingProtocol::all_new});
     const auto lin = predict_linear_scaling(known);
     const auto m2 = predict_matrix_2d(known, std::max(1, options.pair_rank), o.seed);
     row.rank = cf.rank;

@@ -156,7 +156,7 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
 
 CompletionResult predict_throughputs(const ProfileTensor& known, const PredictorOptions& options) {
   CompletionResult cf = complete_tensor(known, options.completion);
-  if (!options.physical) return cf;
+  if (!options.physical || options.all_new) return cf;
   const Method m = choose_method(known, options);
   if (m == Method::cf) return cf;
   CompletionResult out = cf;

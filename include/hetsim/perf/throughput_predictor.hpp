@@ -17,6 +17,10 @@ struct PredictorOptions {
   PhysicalFitOptions form;       ///< the physical form's fit
   /// false: the CF completion alone (complete_tensor(); the predictor before issue 15).
   bool physical = true;
+  /// true: the caller knows every job type is equally new (predict-check --protocol all-new): CF
+  /// alone without the cross-validation, which the detection of fully known job types would run on
+  /// tables whose rows are merely uneven (Sia's: minutes of CPU for a choice that is CF anyway).
+  bool all_new = false;
 };
 
 /// Completes `known` (NaN = unknown) with the better of two candidates by cross-validation on the
