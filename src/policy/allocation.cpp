@@ -7,6 +7,32 @@
 
 namespace hetsim {
 
+AllocationView allocation_view_of(const Cluster& cluster, SimTime now, const PolicyView* base) {
+  AllocationView view;
+  view.now = now;
+  view.base = base;
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+    view.type_names.push_back(cluster.gpu_types()[t].name);
+    view.gpus_per_type.push_back(cluster.gpus_of_type(static_cast<GpuTypeId>(t)));
+  }
+  return view;
+}
+
+AllocationJob allocation_row(JobIndex j, const JobRuntime& job, std::vector<double> throughput, double remaining_work,
+                             double age_s, int placement_changes) {
+  AllocationJob a;
+  a.job = j;
+  a.spec = job.spec;
+  a.scale_factor = job.spec->requested_gpus;
+  a.priority_weight = job.spec->priority_weight;
+  a.throughput = std::move(throughput);
+  a.remaining_work = remaining_work;
+  a.age_s = age_s;
+  a.current_type = job.status == JobStatus::Running ? static_cast<int>(job.gpu_type) : -1;
+  a.placement_changes = placement_changes;
+  return a;
+}
+
 AllocationMatrix isolated_allocation(const AllocationView& view) {
   const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
   AllocationMatrix x(n, std::vector<double>(types, 0.0));

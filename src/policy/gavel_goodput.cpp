@@ -110,26 +110,11 @@ class GavelGoodput final : public SchedulingPolicy {
   // The allocation policy's X by job (sanitised as the gavel mechanism does; the isolated
   // allocation when the solver fails).
   std::map<JobIndex, std::vector<double>> allocate(const PolicyView& ctx) {
-    AllocationView view;
-    view.now = ctx.now();
-    view.base = &ctx;
-    for (std::size_t t = 0; t < ctx.cluster().gpu_types().size(); ++t) {
-      view.type_names.push_back(ctx.cluster().gpu_types()[t].name);
-      view.gpus_per_type.push_back(ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t)));
-    }
+    AllocationView view = allocation_view_of(ctx.cluster(), ctx.now(), &ctx);
     for (const auto& [j, rates] : rates_) {
       const JobRuntime& job = ctx.job(j);
-      AllocationJob a;
-      a.job = j;
-      a.spec = job.spec;
-      a.scale_factor = job.spec->requested_gpus;
-      a.priority_weight = job.spec->priority_weight;
-      a.throughput = rates;
-      a.remaining_work = ctx.remaining_work(j);
-      a.age_s = ctx.now().seconds() - job.spec->submit.seconds();
-      a.current_type = job.status == JobStatus::Running ? static_cast<int>(job.gpu_type) : -1;
-      a.placement_changes = job.restarts;
-      view.jobs.push_back(std::move(a));
+      view.jobs.push_back(allocation_row(j, job, rates, ctx.remaining_work(j),
+                                         ctx.now().seconds() - job.spec->submit.seconds(), job.restarts));
     }
     std::map<JobIndex, std::vector<double>> x;
     if (view.jobs.empty()) return x;

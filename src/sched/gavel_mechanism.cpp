@@ -298,26 +298,12 @@ void GavelMechanism::compute_allocation() {
   const SimTime now = sim_.now();
   const PolicyView base(now, table_.state(), model_, table_.jobs(), table_.pending(), table_.running(),
                         table_.changed());
-  AllocationView view;
-  view.now = now;
-  view.base = &base;
-  for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t) {
-    view.type_names.push_back(cluster_.gpu_types()[t].name);
-    view.gpus_per_type.push_back(cluster_.gpus_of_type(static_cast<GpuTypeId>(t)));
-  }
+  AllocationView view = allocation_view_of(cluster_, now, &base);
   for (JobIndex j : active_) {
     const JobRuntime& job = table_.job(j);
-    AllocationJob a;
-    a.job = j;
-    a.spec = job.spec;
-    a.scale_factor = job.spec->requested_gpus;
-    a.priority_weight = job.spec->priority_weight;
-    a.throughput = throughput_[static_cast<std::size_t>(j)];
-    a.remaining_work = job.remaining_work;
-    a.age_s = gavel_s_ - job.spec->submit.seconds();
-    a.current_type = job.status == JobStatus::Running ? static_cast<int>(job.gpu_type) : -1;
-    a.placement_changes = placement_changes_[static_cast<std::size_t>(j)];
-    view.jobs.push_back(std::move(a));
+    view.jobs.push_back(allocation_row(j, job, throughput_[static_cast<std::size_t>(j)], job.remaining_work,
+                                       gavel_s_ - job.spec->submit.seconds(),
+                                       placement_changes_[static_cast<std::size_t>(j)]));
   }
   if (packing_) fill_pairs(view);
   AllocationResult r = policy_.allocate(view);

@@ -49,6 +49,15 @@ struct AllocationView {
   std::vector<AllocationPair> pairs;
 };
 
+/// A view of `cluster`'s GPU types (names, GPUs per type) at `now`, without jobs: where the round
+/// mechanism and gavel-maxmin's goodput form (policy/gavel_goodput.cpp) both start.
+AllocationView allocation_view_of(const Cluster& cluster, SimTime now, const PolicyView* base);
+
+/// Job `j`'s row as Gavel's policies see it: rigid at its requested GPUs with its priority weight,
+/// `throughput` per type, the type it runs on now (-1 = not running).
+AllocationJob allocation_row(JobIndex j, const JobRuntime& job, std::vector<double> throughput, double remaining_work,
+                             double age_s, int placement_changes);
+
 /// X[row][type], one row per AllocationView::jobs entry.
 using AllocationMatrix = std::vector<std::vector<double>>;
 
