@@ -268,6 +268,7 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                        "(--workload) has none");
     return make_gavel_goodput(std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group")));
   };
+  info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));
 }
 

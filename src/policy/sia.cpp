@@ -242,6 +242,7 @@ void register_sia(PolicyRegistry& registry) {
     const SiaParams s = read_sia_params(params);
     return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s);
   };
+  info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));
 }
 

@@ -26,10 +26,7 @@ namespace {
 bool uses_gavel_mechanism(const RunSpec& spec, const PolicyInfo* info) {
   if (spec.mechanism_kind == "gavel") return true;
   if (spec.mechanism_kind != "auto" || !info) return false;
-  // sia's and gavel-maxmin's scheduling forms run goodput workloads only: without a goodput
-  // workload `auto` keeps running their allocation forms (rigid jobs on throughput tables), as
-  // before they had both.
-  if (info->name == "sia" || info->name == "gavel-maxmin") return spec.workload.empty();
+  if (info->scheduling_form_for_workloads_only) return spec.workload.empty();
   return !info->make;
 }
 

@@ -24,6 +24,9 @@ struct PolicyInfo {
   /// Builds the policy's allocation form (an X matrix for the round-based time-sharing mechanism,
   /// `--mechanism gavel`); nullptr when the policy has none.
   std::function<std::unique_ptr<AllocationPolicy>(const PolicyParams&, std::uint64_t seed)> make_allocation;
+  /// true: `make` serves goodput workloads (--workload) only, so without one `--mechanism auto` runs
+  /// the allocation form (sia and gavel-maxmin: rigid jobs on throughput tables, as before they had both).
+  bool scheduling_form_for_workloads_only = false;
 };
 
 /// Policies by name, in registration order: the shared Registry shape plus the policy factories.
