@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "../src/policy/afs_trees.hpp"
 #include "../src/policy/node_pool.hpp"
 #include "sim_fixtures.hpp"
 
@@ -314,4 +315,68 @@ TEST_CASE("tiresias: the kept queues decide as the full walk, starvation on and 
           CHECK(run_checked("tiresias", params, [brute](const PolicyView& c) { return brute->schedule(c); },
                             refuse, seed, config) == 0);
         }
+}
+
+TEST_CASE("afs trees: the last minimum and the k-th open position over a queue, as a scan finds them") {
+  using policy_detail::LastMinTree;
+  using policy_detail::PositionSet;
+  // Hand-computed: values at positions 0..5 = 3, 1, -, 1, 2, 1 (position 2 holds nothing).
+  LastMinTree tree;
+  tree.reset(6);
+  CHECK(tree.capacity() == 8);
+  const double v[] = {3.0, 1.0, 0.0, 1.0, 2.0, 1.0};
+  for (std::size_t p = 0; p < 6; ++p)
+    if (p != 2) tree.put(p, v[p]);
+  tree.build();
+  CHECK(tree.query(0, 6) == 5u);  // three 1s: the last one
+  CHECK(tree.query(0, 5) == 3u);
+  CHECK(tree.query(0, 2) == 1u);
+  CHECK(tree.query(2, 3) == LastMinTree::kNone);
+  CHECK(tree.query(4, 5) == 4u);
+  CHECK(tree.query(3, 3) == LastMinTree::kNone);
+  tree.set(5, false, 0.0);
+  tree.set(0, true, 0.5);
+  CHECK(tree.query(0, 6) == 0u);
+  CHECK(tree.query(1, 6) == 3u);
+
+  PositionSet open;
+  open.reset(6);
+  for (std::size_t p : {1u, 2u, 4u}) open.set(p, true);
+  open.set(2, true);  // setting twice counts once
+  CHECK(open.count() == 3u);
+  CHECK(open.select(0) == 1u);
+  CHECK(open.select(1) == 2u);
+  CHECK(open.select(2) == 4u);
+  open.set(2, false);
+  CHECK(open.count() == 2u);
+  CHECK(open.select(1) == 4u);
+  CHECK_FALSE(open.has(2));
+
+  // Random: every query against a scan that keeps the later position on ties.
+  std::mt19937_64 rng(7);
+  const std::size_t n = 100;
+  std::vector<double> val(n, 0.0);
+  std::vector<char> present(n, 0);
+  tree.reset(n);
+  open.reset(n);
+  for (int step = 0; step < 2000; ++step) {
+    const std::size_t p = rng() % n;
+    present[p] = rng() % 3 != 0;
+    val[p] = static_cast<double>(rng() % 5);  // few values: many ties
+    tree.set(p, present[p] != 0, val[p]);
+    open.set(p, present[p] != 0);
+    const std::size_t lo = rng() % n, hi = lo + rng() % (n - lo + 1);
+    std::size_t m = LastMinTree::kNone;
+    for (std::size_t q = lo; q < hi; ++q)
+      if (present[q] && (m == LastMinTree::kNone || val[q] <= val[m])) m = q;
+    REQUIRE(tree.query(lo, hi) == m);
+    std::vector<std::size_t> on;
+    for (std::size_t q = 0; q < n; ++q)
+      if (present[q]) on.push_back(q);
+    REQUIRE(open.count() == on.size());
+    if (!on.empty()) {
+      const std::size_t k = rng() % on.size();
+      REQUIRE(open.select(k) == on[k]);
+    }
+  }
 }

@@ -47,7 +47,10 @@ struct PolluxTableStepModel::Table {
   std::map<std::string, Curve> by_placement;
   std::vector<std::array<double, 3>> points;  // (nodes, replicas, bsz)
   std::vector<std::array<double, 2>> values;  // (step, sync)
-  std::unique_ptr<perf_detail::DelaunayInterpolator3> nd;
+  // Built at the first look-up outside the measured placements (issue 19: qhull building it for
+  // every (application, type) was 60% of a tiresias run, whose placements are all measured).
+  mutable std::unique_ptr<perf_detail::DelaunayInterpolator3> nd;
+  mutable bool nd_built = false;
   mutable std::map<std::tuple<int, int, double>, StepTime> nd_cache;
 };
 
@@ -92,11 +95,6 @@ const PolluxTableStepModel::Table& PolluxTableStepModel::table(const PolluxAppli
     t->points.push_back({static_cast<double>(s.num_nodes), static_cast<double>(s.num_replicas), s.local_bsz});
     t->values.push_back({s.step_time_s, s.sync_time_s});
   }
-  try {
-    t->nd = std::make_unique<perf_detail::DelaunayInterpolator3>(t->points, t->values);
-  } catch (const std::runtime_error&) {
-    t->nd.reset();  // too few points: the nearest-sample fallback answers
-  }
   auto& slot = tables_[key];
   slot = std::move(t);
   return *slot;
@@ -131,6 +129,14 @@ StepTime PolluxTableStepModel::step_time(const PolluxApplication& app, const std
   if (auto c = t.nd_cache.find(ck); c != t.nd_cache.end()) return c->second;
   StepTime out;
   std::optional<std::array<double, 2>> v;
+  if (!t.nd_built) {
+    t.nd_built = true;
+    try {
+      t.nd = std::make_unique<perf_detail::DelaunayInterpolator3>(t.points, t.values);
+    } catch (const std::runtime_error&) {
+      t.nd.reset();  // too few points: the nearest-sample fallback answers
+    }
+  }
   if (t.nd) v = (*t.nd)({static_cast<double>(nodes), static_cast<double>(replicas), local_bsz});
   if (v) {
     out = {(*v)[0], (*v)[1]};

@@ -100,10 +100,25 @@ class OptimusPolicy final : public SchedulingPolicy {
     std::vector<int> free;          // [type] GPUs not yet planned
   };
 
+  // step_time_at, kept per (job, type, replicas): it depends on nothing else (the job's
+  // application and batch size are fixed), and the greedy asks it for every job at every pass
+  // (issue 19: the look-ups were most of an optimus run's own time).
+  double step_time(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i, GpuTypeId type,
+                   int replicas) {
+    const auto ntypes = ctx.cluster().gpu_types().size();
+    const std::size_t slot = static_cast<std::size_t>(plan.jobs[i]) * ntypes + static_cast<std::size_t>(type);
+    if (slot >= step_s_.size()) step_s_.resize(slot + 1);
+    std::vector<double>& by_count = step_s_[slot];
+    const auto r = static_cast<std::size_t>(replicas);
+    if (r >= by_count.size()) by_count.resize(r + 1, -1.0);
+    if (by_count[r] < 0.0) by_count[r] = step_time_at(ctx, model, plan, i, type, replicas);
+    return by_count[r];
+  }
+
   // Oracle seconds per iteration of job i on r GPUs of `type` packed onto full nodes, the fixed
   // batch split as the simulator's predict_step_time does.
-  static double step_time(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i,
-                          GpuTypeId type, int replicas) {
+  static double step_time_at(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i,
+                             GpuTypeId type, int replicas) {
     const PolluxApplication& a = *plan.apps[i];
     const int batch = ctx.job(plan.jobs[i]).spec->global_batch_size;
     LocalBatch lb = split_batch(a, batch, replicas);
@@ -121,7 +136,7 @@ class OptimusPolicy final : public SchedulingPolicy {
 
   // The type of job i's first GPU: its own while that has room (a running job), else the type with
   // room and a step profile where one GPU steps fastest (ties: the lower type); -1 if none.
-  static GpuTypeId first_type(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i) {
+  GpuTypeId first_type(const PolicyView& ctx, const GoodputModel& model, const Plan& plan, std::size_t i) {
     const JobRuntime& job = ctx.job(plan.jobs[i]);
     if (job.status == JobStatus::Running && plan.free[static_cast<std::size_t>(job.gpu_type)] > 0) return job.gpu_type;
     GpuTypeId best = -1;
@@ -137,7 +152,7 @@ class OptimusPolicy final : public SchedulingPolicy {
     return best;
   }
 
-  static void update_gain(const PolicyView& ctx, const GoodputModel& model, Plan& plan, std::size_t i) {
+  void update_gain(const PolicyView& ctx, const GoodputModel& model, Plan& plan, std::size_t i) {
     const int max_r = ctx.job(plan.jobs[i]).spec->max_gpus;
     const GpuTypeId t = plan.type[i];
     const int r = plan.replicas[i];
@@ -165,6 +180,7 @@ class OptimusPolicy final : public SchedulingPolicy {
   }
 
   bool largest_only_;
+  std::vector<std::vector<double>> step_s_;  // [job * types + type][replicas]: step_time, < 0 = not yet
 };
 
 }  // namespace
