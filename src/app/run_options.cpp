@@ -181,6 +181,9 @@ void add_run_spec_options(CLI::App* cmd, RunOptions& opts, bool with_policy) {
       ->check(seed_validator());
   opts.until_option = cmd->add_option("--until", opts.until_s, "Stop at this simulated time (s); jobs not done are 'unfinished'");
   add_check_invariants_flag(cmd, opts.spec.mechanism.check_invariants);
+  cmd->add_flag("--no-round-skip{false}", opts.spec.mechanism.skip_steady_rounds,
+                "--mechanism gavel: run every round in full instead of jumping over rounds in which nothing can "
+                "change (the outputs are the same; for checking and timing)");
 }
 
 void add_check_invariants_flag(CLI::App* cmd, bool& check) {

@@ -56,6 +56,8 @@ class AlloxAllocation final : public AllocationPolicy {
  public:
   explicit AlloxAllocation(double alpha) : alpha_(alpha) {}
   std::string name() const override { return "allox"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
   bool fixed_type_order() const override { return true; }    // Gavel's name is AlloX_Perf
   bool skip_zero_priority() const override { return false; }  // not a FIFO policy in Gavel
 

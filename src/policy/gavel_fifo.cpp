@@ -30,6 +30,9 @@ class GavelFifoAllocation final : public AllocationPolicy {
   std::string name() const override { return perf_ ? "fifo-perf" : "fifo"; }
   bool fixed_type_order() const override { return perf_; }
   bool skip_zero_priority() const override { return true; }
+  // X changes only when the mechanism recomputes it (at a reset): between resets the round's
+  // answer is the mechanism's alone, so steady rounds may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
 
   AllocationResult allocate(const AllocationView& view) override {
     const std::size_t types = view.gpus_per_type.size();

@@ -27,6 +27,8 @@ class GavelFtf final : public AllocationPolicy {
  public:
   explicit GavelFtf(double tolerance) : tolerance_(tolerance) {}
   std::string name() const override { return "gavel-ftf"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
 
   AllocationResult allocate(const AllocationView& view) override {
     AllocationResult out;

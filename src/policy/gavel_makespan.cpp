@@ -12,6 +12,8 @@ namespace {
 class GavelMakespan final : public AllocationPolicy {
  public:
   std::string name() const override { return "gavel-makespan"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
 
   AllocationResult allocate(const AllocationView& view) override {
     if (view.jobs.empty()) return {};

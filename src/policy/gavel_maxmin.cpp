@@ -78,6 +78,8 @@ class GavelMaxMin final : public AllocationPolicy {
  public:
   GavelMaxMin(bool fill_spare, bool packing, bool group) : fill_spare_(fill_spare), packing_(packing), group_(group) {}
   std::string name() const override { return "gavel-maxmin"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
   bool packing() const override { return packing_; }
 
   AllocationResult allocate(const AllocationView& view) override {

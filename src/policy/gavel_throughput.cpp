@@ -26,6 +26,8 @@ class GavelThroughput final : public AllocationPolicy {
   GavelThroughput(bool normalize, bool fair_ties, bool group)
       : normalize_(normalize), fair_ties_(fair_ties), group_(group) {}
   std::string name() const override { return "gavel-throughput"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
 
   AllocationResult allocate(const AllocationView& view) override {
     if (view.jobs.empty()) return {};

@@ -21,6 +21,8 @@ namespace {
 class IsolatedAllocationPolicy final : public AllocationPolicy {
  public:
   std::string name() const override { return "isolated"; }
+  // X changes only at the mechanism's resets: steady rounds between them may be skipped.
+  bool steady_rounds_skippable() const override { return true; }
   bool fixed_type_order() const override { return false; }
   bool skip_zero_priority() const override { return false; }
 

@@ -316,6 +316,7 @@ GavelConfig gavel_config_of(const RunSpec& spec) {
   config.until_s = spec.mechanism.until_s;
   config.max_rounds = spec.mechanism.max_rounds;
   config.check_invariants = spec.mechanism.check_invariants;
+  config.skip_steady_rounds = spec.mechanism.skip_steady_rounds;
   config.seed = spec.seed;
   return config;
 }

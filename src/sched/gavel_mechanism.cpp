@@ -57,6 +57,11 @@ GavelMechanism::GavelMechanism(const Cluster& cluster, const Workload& workload,
   placement_changes_.assign(n, 0);
   x_row_.assign(n, nullptr);
   taken_in_round_.assign(n, 0);
+  for (const char* name : {"v100", "p100", "k80"})
+    if (auto t = cluster_.find_gpu_type(name)) base_type_order_.push_back(static_cast<std::size_t>(*t));
+  for (std::size_t t = 0; t < types; ++t)
+    if (std::find(base_type_order_.begin(), base_type_order_.end(), t) == base_type_order_.end())
+      base_type_order_.push_back(t);
   packing_ = policy_.packing();
   if (packing_) {
     running_as_.assign(n, -1);
@@ -143,9 +148,11 @@ void GavelMechanism::on_completion(JobIndex j, std::uint64_t generation) {
 
 void GavelMechanism::on_round_tick() {
   tick_pending_ = false;
+  active_changed_ = false;
   end_round();
   join_arrivals();
   if (active_.empty()) return;  // idle until the next arrival
+  if (skip_steady_rounds()) return;  // rounds that could change nothing done by arithmetic
   start_round();
 }
 
@@ -164,6 +171,7 @@ void GavelMechanism::end_round() {
       active_.erase(d.job);
       priorities_.remove_job(d.job);
       need_update_ = true;
+      active_changed_ = true;
     }
   }
   dispatched_.clear();
@@ -177,6 +185,7 @@ void GavelMechanism::join_arrivals() {
     priorities_.add_job(j);
     if (packing_) add_pairs_of(j);
     need_update_ = true;
+    active_changed_ = true;
   }
 }
 
@@ -188,8 +197,7 @@ void GavelMechanism::start_round() {
   gavel_s_ = at_round_end ? gavel_round_end_s_ : sim_.now().seconds();
   const double now_s = gavel_s_;
   // Allocation (Gavel's _update_priorities).
-  const bool due = now_s - last_reset_s_ >= config_.min_reset_interval_s || last_reset_s_ == 0.0;
-  if (need_update_ && due) {
+  if (need_update_ && reset_due(now_s)) {
     priorities_.reset(now_s - last_reset_s_, allocation_);
     last_reset_s_ = now_s;
     compute_allocation();
@@ -202,6 +210,7 @@ void GavelMechanism::start_round() {
   ++table_.stats().scheduling_passes;
   const std::vector<std::size_t>& order = type_order();
   if (packing_) {
+    steady_ = false;
     set_previous_packed(true);
     const auto& next = placement_.place(order, choose_combos(order), previous_, allocation_);
     set_previous_packed(false);
@@ -212,6 +221,12 @@ void GavelMechanism::start_round() {
     std::vector<RoundChoice>& chosen = choose_jobs(order);
     const auto& next = placement_.place(order, chosen, previous_, allocation_);
     for (JobIndex j : table_.running()) previous_[static_cast<std::size_t>(j)] = nullptr;
+    if (steady_) {  // steady only if every chosen job with a row of X was placed (no half-placed drop)
+      std::size_t in_x = 0;
+      for (const RoundChoice& list : chosen)
+        for (const auto& [j, sf] : list) in_x += allocation_.count(j);
+      steady_ = in_x == next.size();
+    }
     apply_placements(next);
     for (const RoundPlacement* p : next) dispatch(p->job);
   }
@@ -276,9 +291,8 @@ void GavelMechanism::apply_placements(const std::vector<const RoundPlacement*>& 
 // Gavel's step arithmetic: whole steps at the job's rate in what is left of the round after any
 // restart overhead still to pay, at most what remains; a job finishing in the round gets a
 // completion event at its own finish time.
-void GavelMechanism::dispatch(JobIndex j) {
+void GavelMechanism::dispatch_at(JobIndex j, SimTime now) {
   JobRuntime& job = table_.job(j);
-  const SimTime now = sim_.now();
   const auto t = static_cast<std::size_t>(job.gpu_type);
   const double rate = throughput_[static_cast<std::size_t>(j)][t];
   const double overhead_s = job.resume_at > now ? std::min((job.resume_at - now).seconds(), config_.round_s) : 0.0;
@@ -344,11 +358,7 @@ void GavelMechanism::compute_allocation() {
 
 const std::vector<std::size_t>& GavelMechanism::type_order() {
   std::vector<std::size_t>& order = type_order_;
-  order.clear();
-  for (const char* name : {"v100", "p100", "k80"})
-    if (auto t = cluster_.find_gpu_type(name)) order.push_back(static_cast<std::size_t>(*t));
-  for (std::size_t t = 0; t < cluster_.gpu_types().size(); ++t)
-    if (std::find(order.begin(), order.end(), t) == order.end()) order.push_back(t);
+  order.assign(base_type_order_.begin(), base_type_order_.end());
   if (!policy_.fixed_type_order()) shuffler_.shuffle(order);
   return order;
 }
@@ -366,6 +376,7 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
   per_type_.resize(types);
   for (auto& list : per_type_) list.clear();
   const bool skip_zero = policy_.skip_zero_priority();
+  bool several_types = false;  // some job has entries on more than one type
   for (JobIndex j : priorities_.order()) {  // Gavel's dict order
     // x_row_ is X's row of j, nullptr when j has none or (FIFO) an all-zero one: then every
     // priority is 0, so under FIFO no entry of the job is kept.
@@ -373,15 +384,19 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
     if (skip_zero && x == nullptr) continue;
     const std::vector<double>& rate = throughput_[static_cast<std::size_t>(j)];
     priorities_.priorities_of(j, x, rate, priority_buf_, deficit_buf_);
+    int entries = 0;
     for (std::size_t t = 0; t < types; ++t) {
       if (!(rate[t] > 0.0) || (skip_zero && priority_buf_[t] <= 0.0)) continue;
       per_type_[t].push_back({j, priority_buf_[t], deficit_buf_[t], x ? (*x)[t] : 0.0});
+      ++entries;
     }
+    several_types = several_types || entries > 1;
   }
   std::vector<char>& taken = taken_in_round_;
   std::vector<RoundChoice>& chosen = chosen_;
   chosen.resize(types);
   for (auto& list : chosen) list.clear();
+  bool contended = false;  // some job with an entry on a type was left out there (round skipping)
   for (std::size_t t : order) {
     std::vector<ChoiceEntry>& list = per_type_[t];
     std::stable_sort(list.begin(), list.end(), [](const ChoiceEntry& a, const ChoiceEntry& b) {
@@ -389,11 +404,20 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
       if (a.deficit != b.deficit) return a.deficit > b.deficit;
       return a.x > b.x;
     });
-    for (const ChoiceEntry& e : list) {
-      if (left_[t] == 0) break;
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      const ChoiceEntry& e = *it;
+      if (left_[t] == 0) {
+        contended = contended || std::any_of(it, list.end(), [&](const ChoiceEntry& rest) {
+                      return !taken[static_cast<std::size_t>(rest.job)];
+                    });
+        break;
+      }
       if (taken[static_cast<std::size_t>(e.job)]) continue;
       int sf = table_.job(e.job).spec->requested_gpus;
-      if (sf > left_[t]) continue;
+      if (sf > left_[t]) {
+        contended = true;
+        continue;
+      }
       left_[t] -= sf;
       taken[static_cast<std::size_t>(e.job)] = 1;
       chosen[t].push_back({e.job, sf});
@@ -401,6 +425,7 @@ std::vector<RoundChoice>& GavelMechanism::choose_jobs(const std::vector<std::siz
   }
   for (const auto& list : chosen)
     for (const auto& [j, sf] : list) taken[static_cast<std::size_t>(j)] = 0;
+  note_round_choice(contended, several_types);
   return chosen;
 }
 

@@ -104,6 +104,12 @@ class AllocationPolicy {
   /// True: the policy allocates job pairs as well (AllocationView::pairs, AllocationResult::pair_x)
   /// and the mechanism runs scheduled pairs on the same GPUs (Gavel's packed policies).
   virtual bool packing() const { return false; }
+  /// True: between two computations of X the policy's answer depends on nothing the mechanism
+  /// does not see (X, the active set, Gavel's priorities), so the round mechanism may skip, by
+  /// arithmetic, rounds in which no job arrives, finishes or changes its allocation and whose
+  /// choice is provably the same (docs/policies.md, "Round skipping"). False (the default, e.g.
+  /// Python policies): every round is run in full.
+  virtual bool steady_rounds_skippable() const { return false; }
 };
 
 /// Gavel's isolated allocation (policies/isolated.py): every job gets an equal 1/N share of every

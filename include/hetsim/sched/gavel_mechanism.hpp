@@ -29,6 +29,7 @@ struct GavelConfig {
   double max_rounds = kMaxRounds;       ///< rounds after which the run stops with an InputError naming --interval
   std::uint64_t seed = 0;               ///< GPU-type shuffling uses CPython's generator at seed + 5, as Gavel
   bool check_invariants = kCheckInvariantsByDefault;  ///< sched/invariants.hpp, after every round's placement
+  bool skip_steady_rounds = true;       ///< jump over rounds in which nothing can change (gavel_round_skip.cpp)
 };
 
 /// Solver effort of one run (summed over allocation computations).
@@ -71,6 +72,11 @@ class GavelPriorities {
                      std::vector<double>& priority_out, std::vector<double>& deficit_out) const;
   /// Jobs in the order they were added (Gavel's dict order).
   const std::vector<JobIndex>& order() const { return order_; }
+  /// Round skipping (gavel_round_skip.cpp) adds a skipped round's run times itself, in a tight
+  /// loop: job j's time per type (nullptr if j is not in the books) and the totals per type. The
+  /// pointers stay valid until the next add_job().
+  double* run_time_of(JobIndex j) { return has(j) ? row(job_s_, j) : nullptr; }
+  double* type_run_times() { return worker_s_.data(); }
 
  private:
   // Flat [key * types + type] books (issue 19: a map lookup per job and round was a fifth of a
@@ -98,6 +104,8 @@ class GavelMechanism final : public EventHandler {
                  AllocationPolicy& policy, GavelConfig config, std::vector<JobEventSink*> sinks);
   MechanismStats run();
   const SolverStats& solver() const { return solver_; }
+  /// Rounds done by arithmetic (round skipping) rather than in full; counted in solver().rounds too.
+  std::uint64_t skipped_rounds() const { return skipped_rounds_; }
   const std::vector<JobRuntime>& jobs() const { return table_.jobs(); }
 
   void handle(const Event& event) override;
@@ -148,8 +156,15 @@ class GavelMechanism final : public EventHandler {
   const std::vector<std::size_t>& type_order();
   std::vector<RoundChoice>& choose_jobs(const std::vector<std::size_t>& order);
   void apply_placements(const std::vector<const RoundPlacement*>& next);
-  void dispatch(JobIndex j);
+  void dispatch(JobIndex j) { dispatch_at(j, sim_.now()); }
+  void dispatch_at(JobIndex j, SimTime now);
   void schedule_round_end();
+  // Round skipping (gavel_round_skip.cpp).
+  bool skipping_allowed() const;
+  bool reset_due(double now_s) const;
+  bool skip_steady_rounds();
+  void begin_skipped_round(SimTime start);
+  void note_round_choice(bool contended, bool several_types);
 
   const Cluster& cluster_;
   const Workload& workload_;
@@ -182,6 +197,22 @@ class GavelMechanism final : public EventHandler {
   std::vector<double> priority_buf_, deficit_buf_;  // [type]
   std::vector<int> left_;                           // [type]: GPUs not yet given this round
   std::vector<std::size_t> type_order_;
+  std::vector<std::size_t> base_type_order_;  // v100, p100, k80, then the others (type_order() shuffles a copy)
+  // Round skipping: steady_ = the last round's choice of jobs did not depend on priorities (or, when
+  // types are shuffled, on the type order) and placed every chosen job of X, so while the active set
+  // and X stay, every round places the same jobs on the same GPUs. active_changed_ = a job joined
+  // or finished at this round end. skip_ = the running jobs of a skipped stretch (flat, in job order).
+  bool steady_ = false;
+  bool active_changed_ = false;
+  struct SkipJob {
+    double steps;       // whole steps a full round gives the job
+    double seconds;     // steps / rate: its run time in a round
+    double remaining;   // its remaining work, replayed round by round
+    double* run_time;   // its row of Gavel's per-type run times
+    std::size_t type;
+  };
+  std::vector<SkipJob> skip_;
+  std::uint64_t skipped_rounds_ = 0;
   std::vector<JobIndex> running_copy_;
   std::optional<SimTime> round_end_;  // end of the round in progress (or of the last one)
   double round_end_frac_us_ = 0.0;    // its sub-microsecond remainder

@@ -52,6 +52,10 @@ struct MechanismConfig {
   /// a co-resident on its GPU it runs at (1 - share_slowdown) x its rate alone (`--share-slowdown`,
   /// docs/models.md). 0 = no interference (the default); must be in [0, 1).
   double share_slowdown = 0.0;
+  /// The round mechanism (`--mechanism gavel`) jumps over rounds in which nothing can change
+  /// (docs/policies.md, "Round skipping"); false runs every round in full (`--no-round-skip`).
+  /// The outputs are the same either way.
+  bool skip_steady_rounds = true;
 };
 
 /// Round mode: after this many consecutive rounds in which nothing runs and nothing is left to
