@@ -47,13 +47,25 @@ int main(int argc, char** argv) {
   }
   PolicyRegistry registry = make_default_registry();
   fmt::print("{} active jobs, 3 GPU types (36 GPUs each); {} repetitions, wall time per allocation\n", jobs, reps);
-  fmt::print("{:<18}{:>12}{:>12}{:>12}{:>10}{:>8}\n", "policy", "median_s", "max_s", "cpu_med_s", "solves", "ok");
-  for (const char* name : {"gavel-maxmin", "gavel-throughput", "gavel-makespan", "gavel-ftf", "sia", "fifo-perf"}) {
+  fmt::print("{:<18}{:>6}{:>12}{:>12}{:>12}{:>10}{:>8}\n", "policy", "lp", "median_s", "max_s", "cpu_med_s", "solves", "ok");
+  // The four LP policies on both LP back ends (--param solver); sia's ILP is GLPK's only.
+  struct Run {
+    const char* name;
+    const char* solver;
+  };
+  std::vector<Run> runs;
+  for (const char* name : {"gavel-maxmin", "gavel-throughput", "gavel-makespan", "gavel-ftf"})
+    for (const char* solver : {"glpk", "clp"}) runs.push_back({name, solver});
+  runs.push_back({"sia", ""});
+  runs.push_back({"fifo-perf", ""});
+  for (const auto& [name, solver] : runs) {
+    PolicyParams params;
+    if (*solver) params["solver"] = solver;
     std::vector<double> times, cpu;
     int solves = 0;
     bool ok = true;
     for (int r = 0; r < reps; ++r) {
-      auto policy = registry.make_allocation(name, {}, 0);  // fresh: no state carried between reps
+      auto policy = registry.make_allocation(name, params, 0);  // fresh: no state carried between reps
       auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_s();
       AllocationResult res = policy->allocate(view);
@@ -64,7 +76,8 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     std::sort(cpu.begin(), cpu.end());
-    fmt::print("{:<18}{:>12.4f}{:>12.4f}{:>12.4f}{:>10}{:>8}\n", name, times[times.size() / 2], times.back(),
+    fmt::print("{:<18}{:>6}{:>12.4f}{:>12.4f}{:>12.4f}{:>10}{:>8}\n", name, *solver ? solver : "glpk",
+               times[times.size() / 2], times.back(),
                cpu[cpu.size() / 2], solves, ok ? "yes" : "NO");
   }
   return 0;

@@ -107,3 +107,79 @@ TEST_CASE("isolated fallback: equal share, nothing where throughput is 0") {
   AllocationMatrix x = isolated_allocation(v);
   check_matrix(x, {{0.5, 0}, {0.5, 0.5}});
 }
+
+namespace {
+// The hand-solved 2 x 2 cases again, per back end and with group=true (the two jobs differ, so no
+// group has two members and the grouped LPs are the per-job ones).
+const std::vector<PolicyParams> kSolverForms = {
+    {{"solver", "glpk"}}, {{"solver", "clp"}}, {{"solver", "clp"}, {"group", "true"}}, {{"solver", "glpk"}, {"group", "true"}}};
+
+// Three jobs with rates [1, 1] on types A and B of 1 GPU each, remaining work `rem`.
+AllocationView three_equal_jobs(std::vector<double> rem) {
+  AllocationView v;
+  v.type_names = {"a", "b"};
+  v.gpus_per_type = {1, 1};
+  for (std::size_t i = 0; i < rem.size(); ++i) {
+    AllocationJob j;
+    j.job = static_cast<JobIndex>(i);
+    j.throughput = {1, 1};
+    j.remaining_work = rem[i];
+    v.jobs.push_back(j);
+  }
+  return v;
+}
+
+AllocationResult allocate_all(const std::string& policy, const AllocationView& view, const PolicyParams& params) {
+  PolicyRegistry registry = make_default_registry();
+  AllocationResult r = registry.make_allocation(policy, params, 0)->allocate(view);
+  REQUIRE(r.ok);
+  REQUIRE(r.x.size() == view.jobs.size());
+  return r;
+}
+}  // namespace
+
+TEST_CASE("solver=clp and group=true: the hand-solved optima of every Gavel LP policy") {
+  for (const PolicyParams& form : kSolverForms) {
+    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    PolicyParams maxmin = form;
+    maxmin["fill_spare"] = "false";
+    check_matrix(allocate("gavel-maxmin", two_by_two({4, 1}, {2, 1}), maxmin), {{0.5, 0.5}, {0.5, 0.5}});
+    check_matrix(allocate("gavel-maxmin", two_by_two({2, 0}, {1, 1}), form), {{1, 0}, {0, 1}});
+    check_matrix(allocate("gavel-throughput", two_by_two({2, 1}, {1, 1}), form), {{1, 0}, {0, 1}});
+    check_matrix(allocate("gavel-makespan", two_by_two({4, 1}, {2, 1}, 4, 2), form), {{0.6, 0.4}, {0.4, 0.6}});
+    check_matrix(allocate("gavel-ftf", two_by_two({2, 0}, {1, 1}, 100, 100), form), {{1, 0}, {0, 1}});
+  }
+  PolicyRegistry registry = make_default_registry();
+  CHECK_THROWS_AS(registry.make_allocation("gavel-ftf", {{"solver", "cplex"}}, 0), InputError);
+  CHECK_THROWS_AS(registry.make_allocation("gavel-makespan", {{"group", "yes"}}, 0), InputError);
+}
+
+TEST_CASE("gavel-makespan group=true: one group, split when it can be, per-job LP when not") {
+  // Three equal jobs, rates 1 on A and B (1 GPU each), so at most 2 steps/s in all.
+  for (const char* solver : {"glpk", "clp"}) {
+    INFO("solver " << solver);
+    // rem 1, 1, 1: z = 2/3 (each job 2/3 step/s, every GPU busy). The grouped LP's optimum splits
+    // evenly: each job 2/3 of a round in all.
+    AllocationResult even = allocate_all("gavel-makespan", three_equal_jobs({1, 1, 1}), {{"group", "true"}, {"solver", solver}});
+    for (const auto& row : even.x) CHECK(row[0] + row[1] == Approx(2.0 / 3.0));
+    CHECK(even.solves == 1);
+    // rem 1, 1, 4: the grouped LP says z = 2/6 = 1/3, but job 3 would need 4/3 of a round; no split
+    // exists, so the per-job LP answers: job 3 at its whole round (rate 1), z = 1/4, jobs 1 and 2
+    // at least 1/4 of a round.
+    AllocationResult capped = allocate_all("gavel-makespan", three_equal_jobs({1, 1, 4}), {{"group", "true"}, {"solver", solver}});
+    CHECK(capped.solves == 2);
+    CHECK(capped.x[2][0] + capped.x[2][1] == Approx(1.0));
+    for (int i : {0, 1}) CHECK(capped.x[static_cast<std::size_t>(i)][0] + capped.x[static_cast<std::size_t>(i)][1] >= 0.25 - 1e-9);
+  }
+}
+
+TEST_CASE("gavel-ftf group=true: three equal jobs keep rho* = 1 and get 2/3 of a round each") {
+  // Isolated share 1/3 of A and of B: 2/3 step/s, D = 100 / (2/3) = 150, age 0, so rho = 150^-1 *
+  // 100 / r: rho* = 1 at r = 2/3 for every job (all GPUs busy), which the bisection finds within
+  // its tolerance (1e-3) from both forms.
+  for (const PolicyParams& form : kSolverForms) {
+    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    AllocationResult r = allocate_all("gavel-ftf", three_equal_jobs({100, 100, 100}), form);
+    for (const auto& row : r.x) CHECK(row[0] + row[1] == Approx(2.0 / 3.0).margin(1e-3));
+  }
+}

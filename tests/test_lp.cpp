@@ -1,5 +1,5 @@
-// The GLPK-backed LinearProgram and the CPython-compatible random stream, against values solved by
-// hand or printed by CPython 3.11.
+// The LinearProgram (GLPK and Clp back ends) and the CPython-compatible random stream, against
+// values solved by hand or printed by CPython 3.11.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,9 +11,15 @@
 
 using namespace hetsim;
 
+namespace {
+const char* backend_name(LinearProgram::Backend b) { return b == LinearProgram::Backend::Clp ? "clp" : "glpk"; }
+}  // namespace
+
 TEST_CASE("LP: textbook maximisation solved by hand") {
   // max x + y, x + 2y <= 4, 3x + y <= 6 -> vertex x = 1.6, y = 1.2, objective 2.8.
-  LinearProgram lp(LinearProgram::Sense::Maximize);
+  const auto backend = GENERATE(LinearProgram::Backend::Glpk, LinearProgram::Backend::Clp);
+  INFO("back end " << backend_name(backend));
+  LinearProgram lp(LinearProgram::Sense::Maximize, backend);
   int x = lp.add_variable(0, LinearProgram::kInf, 1);
   int y = lp.add_variable(0, LinearProgram::kInf, 1);
   lp.add_constraint({{x, 1}, {y, 2}}, -LinearProgram::kInf, 4);
@@ -27,14 +33,16 @@ TEST_CASE("LP: textbook maximisation solved by hand") {
 }
 
 TEST_CASE("LP: infeasible and unbounded problems are reported, not thrown") {
-  LinearProgram infeasible(LinearProgram::Sense::Minimize);
+  const auto backend = GENERATE(LinearProgram::Backend::Glpk, LinearProgram::Backend::Clp);
+  INFO("back end " << backend_name(backend));
+  LinearProgram infeasible(LinearProgram::Sense::Minimize, backend);
   int x = infeasible.add_variable(0, 1, 1);
   infeasible.add_constraint({{x, 1}}, 2, LinearProgram::kInf);
   LpResult a = infeasible.solve();
   CHECK(a.status == LpResult::Status::Infeasible);
   CHECK_FALSE(a.usable());
 
-  LinearProgram unbounded(LinearProgram::Sense::Maximize);
+  LinearProgram unbounded(LinearProgram::Sense::Maximize, backend);
   int y = unbounded.add_variable(0, LinearProgram::kInf, 1);
   unbounded.add_constraint({{y, 1}}, 1, LinearProgram::kInf);
   LpResult b = unbounded.solve();
@@ -48,7 +56,9 @@ TEST_CASE("LP: infeasible and unbounded problems are reported, not thrown") {
 
 TEST_CASE("LP: re-solves after bound, objective and structure changes start warm and stay exact") {
   // max x + y, x + 2y <= 4, 3x + y <= 6: optimum (1.6, 1.2), as above.
-  LinearProgram lp(LinearProgram::Sense::Maximize);
+  const auto backend = GENERATE(LinearProgram::Backend::Glpk, LinearProgram::Backend::Clp);
+  INFO("back end " << backend_name(backend));
+  LinearProgram lp(LinearProgram::Sense::Maximize, backend);
   int x = lp.add_variable(0, LinearProgram::kInf, 1);
   int y = lp.add_variable(0, LinearProgram::kInf, 1);
   lp.add_constraint({{x, 1}, {y, 2}}, -LinearProgram::kInf, 4);
@@ -99,7 +109,10 @@ TEST_CASE("LP: re-solves after bound, objective and structure changes start warm
 
 TEST_CASE("MIP: integer optimum differs from the LP relaxation") {
   // max 5a + 4b, 6a + 4b <= 24, a + 2b <= 6, integers: relaxation (3, 1.5) = 21, integer (4, 0) = 20.
-  LinearProgram lp(LinearProgram::Sense::Maximize);
+  // The Clp back end has no branch-and-bound: a MIP given to it is solved by GLPK, so the same.
+  const auto backend = GENERATE(LinearProgram::Backend::Glpk, LinearProgram::Backend::Clp);
+  INFO("back end " << backend_name(backend));
+  LinearProgram lp(LinearProgram::Sense::Maximize, backend);
   int a = lp.add_variable(0, LinearProgram::kInf, 5, true);
   int b = lp.add_variable(0, LinearProgram::kInf, 4, true);
   lp.add_constraint({{a, 6}, {b, 4}}, -LinearProgram::kInf, 24);

@@ -1,14 +1,30 @@
 // The LP skeleton shared by the Gavel-style policies (see allocation_lp.hpp).
 #include "allocation_lp.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
 
+#include "hetsim/util/error.hpp"
+
 namespace hetsim {
 
-BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense) {
-  BaseLp base{LinearProgram(sense), {}};
+LinearProgram::Backend lp_backend_param(const PolicyParams& params) {
+  const std::string& v = param_string(params, "solver");
+  if (v == "glpk") return LinearProgram::Backend::Glpk;
+  if (v == "clp") return LinearProgram::Backend::Clp;
+  throw InputError("", 0, "--param solver", fmt::format("expected glpk or clp, got '{}'", v));
+}
+
+ParamInfo lp_backend_param_info() {
+  return {"solver", "glpk",
+          "LP solver: 'glpk' (GLPK simplex) or 'clp' (COIN-OR Clp; the same optimum, but where the optimum is not "
+          "unique it may return another optimal X, so results can move)"};
+}
+
+BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense, LinearProgram::Backend backend) {
+  BaseLp base{LinearProgram(sense, backend), {}};
   const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
   base.var.assign(n, std::vector<int>(types, -1));
   for (std::size_t i = 0; i < n; ++i)
@@ -61,8 +77,9 @@ JobGroups group_identical_jobs(const AllocationView& view) {
   return g;
 }
 
-BaseLp make_grouped_base_lp(const AllocationView& view, LinearProgram::Sense sense, const JobGroups& groups) {
-  BaseLp base{LinearProgram(sense), {}};
+BaseLp make_grouped_base_lp(const AllocationView& view, LinearProgram::Sense sense, const JobGroups& groups,
+                            LinearProgram::Backend backend) {
+  BaseLp base{LinearProgram(sense, backend), {}};
   const std::size_t n = groups.first.size(), types = view.gpus_per_type.size();
   base.var.assign(n, std::vector<int>(types, -1));
   for (std::size_t g = 0; g < n; ++g) {
@@ -91,6 +108,44 @@ AllocationMatrix read_grouped_allocation(const AllocationView& view, const BaseL
     const std::size_t g = groups.group_of[i];
     for (std::size_t t = 0; t < x[i].size(); ++t)
       x[i][t] = result.x[static_cast<std::size_t>(base.var[g][t])] / groups.count[g];
+  }
+  return sanitize_allocation(view, std::move(x));
+}
+
+std::optional<AllocationMatrix> split_grouped_allocation(const AllocationView& view, const BaseLp& base,
+                                                         const JobGroups& groups, const LpResult& result,
+                                                         const std::vector<double>& need) {
+  const std::size_t types = view.gpus_per_type.size(), n_groups = groups.first.size();
+  std::vector<std::vector<std::size_t>> members(n_groups);
+  for (std::size_t i = 0; i < view.jobs.size(); ++i) members[groups.group_of[i]].push_back(i);
+  AllocationMatrix x(view.jobs.size(), std::vector<double>(types, 0.0));
+  for (std::size_t g = 0; g < n_groups; ++g) {
+    const std::vector<double>& rate = view.jobs[groups.first[g]].throughput;
+    std::vector<double> y(types);
+    double total_share = 0.0, tput = 0.0, need_sum = 0.0, need_max = 0.0;
+    for (std::size_t t = 0; t < types; ++t) {
+      y[t] = std::max(0.0, result.x[static_cast<std::size_t>(base.var[g][t])]);
+      total_share += y[t];
+      tput += rate[t] * y[t];
+    }
+    for (std::size_t i : members[g]) {
+      need_sum += need[i];
+      need_max = std::max(need_max, need[i]);
+    }
+    if (total_share <= 0.0 || tput <= 0.0) {
+      if (need_max > 0.0) return std::nullopt;  // members that need throughput got none
+      continue;                                 // all members idle
+    }
+    if (need_max * total_share > tput * (1.0 + 1e-9)) return std::nullopt;
+    // w_i = need_i/P + lambda (1/S - need_i/P): the needs first, then the rest of y in proportion
+    // to each member's room below a whole share; lambda in [0, 1] makes the weights sum to 1.
+    const double k = static_cast<double>(members[g].size());
+    const double room = k / total_share - need_sum / tput;
+    const double lambda = room > 0.0 ? std::clamp((1.0 - need_sum / tput) / room, 0.0, 1.0) : 0.0;
+    for (std::size_t i : members[g]) {
+      const double w = need[i] / tput + lambda * (1.0 / total_share - need[i] / tput);
+      for (std::size_t t = 0; t < types; ++t) x[i][t] = w * y[t];
+    }
   }
   return sanitize_allocation(view, std::move(x));
 }

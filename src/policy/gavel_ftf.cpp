@@ -14,7 +14,9 @@
 // is built once per computation and each step only moves row bounds, so it re-solves warm.
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <map>
+#include <optional>
 
 #include "allocation_lp.hpp"
 #include "hetsim/policy/builtin.hpp"
@@ -25,7 +27,8 @@ namespace {
 
 class GavelFtf final : public AllocationPolicy {
  public:
-  explicit GavelFtf(double tolerance) : tolerance_(tolerance) {}
+  GavelFtf(double tolerance, bool group, LinearProgram::Backend backend)
+      : tolerance_(tolerance), group_(group), backend_(backend) {}
   std::string name() const override { return "gavel-ftf"; }
   // X changes only at the mechanism's resets: steady rounds between them may be skipped.
   bool steady_rounds_skippable() const override { return true; }
@@ -59,32 +62,50 @@ class GavelFtf final : public AllocationPolicy {
     LpResult last;
     // One LP for the whole bisection: only the rows' lower bounds depend on rho, so each step
     // changes bounds and re-solves from the previous basis (dual simplex) instead of rebuilding.
-    BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
-    std::vector<int> row(n, -1);  // row[i]: index of job i's rho constraint, -1 when it has none
-    for (std::size_t i = 0; i < n; ++i) {
-      const AllocationJob& job = view.jobs[i];
-      double top = *std::max_element(job.throughput.begin(), job.throughput.end());
-      LinearProgram::Terms terms;
-      for (std::size_t t = 0; t < job.throughput.size(); ++t) {
-        terms.push_back({base.var[i][t], job.throughput[t]});
-        base.lp.set_objective(base.var[i][t], top > 0 ? job.throughput[t] / top : 0.0);
-      }
-      if (rem[i] <= 0.0 || d[i] <= 0.0) continue;
-      row[i] = base.lp.constraints();
-      base.lp.add_constraint(terms, 0.0, LinearProgram::kInf);
-    }
-    auto feasible = [&](double rho) -> bool {
-      for (std::size_t i = 0; i < n; ++i) {
-        if (row[i] < 0) continue;
-        double slack = rho * d[i] - age[i];
-        if (slack <= 0.0) return false;
-        base.lp.set_constraint_bounds(row[i], rem[i] / slack, LinearProgram::kInf);
-      }
-      last = base.lp.solve();
+    // With group=true the grouped LP answers first and the per-job LP is built only if needed.
+    const JobGroups groups = group_ ? group_identical_jobs(view) : JobGroups{};
+    std::optional<FtfLp> per_job, grouped;
+    if (group_) grouped = make_ftf_lp(view, rem, d, &groups);
+    std::vector<double> need(n, 0.0);
+    // Steps that reach an LP, counted apart from solves (the grouped form may solve twice in one
+    // step) so that both forms stop the bisection at the same step.
+    int lp_steps = 0;
+    auto solve_counted = [&](LinearProgram& lp) {
+      last = lp.solve();
       out.solver_s += last.solve_s;
       ++out.solves;
-      if (!last.usable()) return false;
-      best = read_allocation(view, base, last);
+      return last.usable();
+    };
+    auto feasible = [&](double rho) -> bool {
+      for (std::size_t i = 0; i < n; ++i) {
+        need[i] = 0.0;
+        if (rem[i] <= 0.0 || d[i] <= 0.0) continue;  // no rho row for this job
+        double slack = rho * d[i] - age[i];
+        if (slack <= 0.0) return false;
+        need[i] = rem[i] / slack;
+      }
+      ++lp_steps;
+      if (grouped) {
+        // The grouped LP is a relaxation (any per-job X sums to a grouped point with the same
+        // objective): infeasible there means infeasible per job; a grouped optimum that splits
+        // (split_grouped_allocation) is a per-job optimum. Otherwise the per-job LP decides.
+        std::vector<double> group_need(groups.first.size(), 0.0);
+        for (std::size_t i = 0; i < n; ++i) group_need[groups.group_of[i]] += need[i];
+        for (std::size_t g = 0; g < group_need.size(); ++g)
+          grouped->base.lp.set_constraint_bounds(grouped->row[g], group_need[g], LinearProgram::kInf);
+        const bool usable = solve_counted(grouped->base.lp);
+        if (!usable && last.status == LpResult::Status::Infeasible) return false;
+        if (usable)
+          if (auto x = split_grouped_allocation(view, grouped->base, groups, last, need)) {
+            best = std::move(*x);
+            return true;
+          }
+      }
+      if (!per_job) per_job = make_ftf_lp(view, rem, d, nullptr);
+      for (std::size_t i = 0; i < n; ++i)
+        if (per_job->row[i] >= 0) per_job->base.lp.set_constraint_bounds(per_job->row[i], need[i], LinearProgram::kInf);
+      if (!solve_counted(per_job->base.lp)) return false;
+      best = read_allocation(view, per_job->base, last);
       return true;
     };
     if (!feasible(hi)) {
@@ -92,7 +113,7 @@ class GavelFtf final : public AllocationPolicy {
       AllocationResult f = solver_failure(view, name(), last, out.solver_s, out.solves);
       return f;
     }
-    while (hi - lo > tolerance_ * hi && out.solves < 60) {
+    while (hi - lo > tolerance_ * hi && lp_steps < 60) {
       double mid = 0.5 * (lo + hi);
       if (feasible(mid)) hi = mid; else lo = mid;
     }
@@ -105,7 +126,40 @@ class GavelFtf final : public AllocationPolicy {
     double remaining;
     double iso;
   };
+  // The feasibility LP: base constraints, the total normalised throughput as objective and one
+  // rho row per job (row[i], -1 for a job without remaining work) or, with `groups`, one per group
+  // of identical jobs (row[g], over the group's total shares; every member's row has the same
+  // terms, so the group's row is their sum).
+  struct FtfLp {
+    BaseLp base;
+    std::vector<int> row;
+  };
+  FtfLp make_ftf_lp(const AllocationView& view, const std::vector<double>& rem, const std::vector<double>& d,
+                    const JobGroups* groups) const {
+    FtfLp f{groups ? make_grouped_base_lp(view, LinearProgram::Sense::Maximize, *groups, backend_)
+                   : make_base_lp(view, LinearProgram::Sense::Maximize, backend_),
+            {}};
+    const std::size_t rows = groups ? groups->first.size() : view.jobs.size();
+    f.row.assign(rows, -1);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = groups ? groups->first[r] : r;
+      const AllocationJob& job = view.jobs[i];
+      double top = *std::max_element(job.throughput.begin(), job.throughput.end());
+      LinearProgram::Terms terms;
+      for (std::size_t t = 0; t < job.throughput.size(); ++t) {
+        terms.push_back({f.base.var[r][t], job.throughput[t]});
+        f.base.lp.set_objective(f.base.var[r][t], top > 0 ? job.throughput[t] / top : 0.0);
+      }
+      if (!groups && (rem[i] <= 0.0 || d[i] <= 0.0)) continue;
+      f.row[r] = f.base.lp.constraints();
+      f.base.lp.add_constraint(terms, 0.0, LinearProgram::kInf);
+    }
+    return f;
+  }
+
   double tolerance_;
+  bool group_;  // --param group=true: the grouped LP first (docs/policies.md)
+  LinearProgram::Backend backend_;
   std::map<JobIndex, double> cumulative_isolated_s_;
   std::map<JobIndex, Previous> previous_;
 };
@@ -116,13 +170,21 @@ void register_gavel_ftf(PolicyRegistry& registry) {
   PolicyInfo info{"gavel-ftf",
                   "finish-time fairness: minimise the largest rho (LP bisection), round-based time sharing",
                   "Themis (Mahajan et al., NSDI'20) as in Gavel FinishTimeFairness_Perf (OSDI'20)",
-                  {{"tolerance", "0.001", "relative tolerance of the bisection on rho (0 < tolerance < 1)"}},
+                  {{"tolerance", "0.001", "relative tolerance of the bisection on rho (0 < tolerance < 1)"},
+                   {"group", "false",
+                    "true: each bisection step solves an LP with one variable per group of jobs with equal rates, "
+                    "scale factor and weight first (same rho and optimum; may return another optimal X, so results "
+                    "can move)"},
+                   lp_backend_param_info()},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
     double tol = param_double(p, "tolerance");
     if (!(tol > 0.0 && tol < 1.0)) throw InputError("", 0, "--param tolerance", "must be in (0, 1)");
-    return std::make_unique<GavelFtf>(tol);
+    const std::string& group = param_string(p, "group");
+    if (group != "true" && group != "false")
+      throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
+    return std::make_unique<GavelFtf>(tol, group == "true", lp_backend_param(p));
   };
   registry.add(std::move(info));
 }

@@ -41,8 +41,9 @@ struct PackedLp {
   std::vector<LinearProgram::Terms> gain;      // [job] normalised throughput terms
 };
 
-PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& coef) {
+PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& coef, LinearProgram::Backend backend) {
   PackedLp p;
+  p.lp = LinearProgram(LinearProgram::Sense::Maximize, backend);
   const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
   std::vector<LinearProgram::Terms> share(n), gpus(types);
   p.gain.resize(n);
@@ -76,7 +77,8 @@ PackedLp make_packed_lp(const AllocationView& view, const std::vector<double>& c
 
 class GavelMaxMin final : public AllocationPolicy {
  public:
-  GavelMaxMin(bool fill_spare, bool packing, bool group) : fill_spare_(fill_spare), packing_(packing), group_(group) {}
+  GavelMaxMin(bool fill_spare, bool packing, bool group, LinearProgram::Backend backend)
+      : fill_spare_(fill_spare), packing_(packing), group_(group), backend_(backend) {}
   std::string name() const override { return "gavel-maxmin"; }
   // X changes only at the mechanism's resets: steady rounds between them may be skipped.
   bool steady_rounds_skippable() const override { return true; }
@@ -98,7 +100,7 @@ class GavelMaxMin final : public AllocationPolicy {
                                 w_min, w_max, kMaxWeightRatio);
     if (packing_) return allocate_packed(view, prop, w_max, std::move(out));
     if (group_) return allocate_grouped(view, prop, w_max, std::move(out));
-    BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize);
+    BaseLp base = make_base_lp(view, LinearProgram::Sense::Maximize, backend_);
     int z = base.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     std::vector<LinearProgram::Terms> rows(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -145,7 +147,7 @@ class GavelMaxMin final : public AllocationPolicy {
   AllocationResult allocate_grouped(const AllocationView& view, const std::vector<double>& prop, double w_max,
                                     AllocationResult out) const {
     const JobGroups groups = group_identical_jobs(view);
-    BaseLp base = make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups);
+    BaseLp base = make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups, backend_);
     const std::size_t types = view.gpus_per_type.size();
     std::vector<LinearProgram::Terms> rows(groups.first.size());  // [group] its members' throughput sum
     for (std::size_t g = 0; g < rows.size(); ++g) {
@@ -187,7 +189,7 @@ class GavelMaxMin final : public AllocationPolicy {
     std::vector<double> coef(n, 0.0);
     for (std::size_t i = 0; i < n; ++i)
       if (prop[i] > 0.0) coef[i] = view.jobs[i].scale_factor / (view.jobs[i].priority_weight / w_max * prop[i]);
-    PackedLp p = make_packed_lp(view, coef);
+    PackedLp p = make_packed_lp(view, coef, backend_);
     const int z = p.lp.add_variable(-LinearProgram::kInf, LinearProgram::kInf, 1.0);
     for (std::size_t i = 0; i < n; ++i) {
       LinearProgram::Terms with_z = p.gain[i];
@@ -227,6 +229,7 @@ class GavelMaxMin final : public AllocationPolicy {
   bool fill_spare_;
   bool packing_;
   bool group_;  // one LP variable per group of identical jobs (allocate_grouped)
+  LinearProgram::Backend backend_;
 };
 
 bool flag_param(const PolicyParams& p, const char* key) {
@@ -249,7 +252,8 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                     "share GPUs (--mechanism gavel)"},
                    {"group", "false",
                     "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
-                    "smaller LP; may return another optimal X than per job, so results can move)"}},
+                    "smaller LP; may return another optimal X than per job, so results can move)"},
+                   lp_backend_param_info()},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -258,7 +262,7 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
     const bool group = flag_param(p, "group");
     if (packing && group)
       throw InputError("", 0, "--param group", "group=true does not combine with packing=true (pairs are per job)");
-    return std::make_unique<GavelMaxMin>(fill_spare, packing, group);
+    return std::make_unique<GavelMaxMin>(fill_spare, packing, group, lp_backend_param(p));
   };
   // On Pollux/Sia goodput workloads (--workload): the event mechanism in round mode runs the same
   // LP over rigid jobs, as Sia's Gavel baseline (gavel_goodput.cpp).
@@ -268,7 +272,8 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
       throw InputError("", 0, "--param packing",
                        "true needs pair rates from a throughput table (--mechanism gavel); a Pollux/Sia workload "
                        "(--workload) has none");
-    return make_gavel_goodput(std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group")));
+    return make_gavel_goodput(
+        std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group"), lp_backend_param(p)));
   };
   info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));

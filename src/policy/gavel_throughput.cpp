@@ -23,8 +23,8 @@ namespace {
 
 class GavelThroughput final : public AllocationPolicy {
  public:
-  GavelThroughput(bool normalize, bool fair_ties, bool group)
-      : normalize_(normalize), fair_ties_(fair_ties), group_(group) {}
+  GavelThroughput(bool normalize, bool fair_ties, bool group, LinearProgram::Backend backend)
+      : normalize_(normalize), fair_ties_(fair_ties), group_(group), backend_(backend) {}
   std::string name() const override { return "gavel-throughput"; }
   // X changes only at the mechanism's resets: steady rounds between them may be skipped.
   bool steady_rounds_skippable() const override { return true; }
@@ -35,8 +35,8 @@ class GavelThroughput final : public AllocationPolicy {
     // objective and the phase-2 rows are symmetric in the members, so the optimum is unchanged;
     // a member's normalised throughput is its group's over count.
     const JobGroups groups = group_ ? group_identical_jobs(view) : JobGroups{};
-    BaseLp base = group_ ? make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups)
-                         : make_base_lp(view, LinearProgram::Sense::Maximize);
+    BaseLp base = group_ ? make_grouped_base_lp(view, LinearProgram::Sense::Maximize, groups, backend_)
+                         : make_base_lp(view, LinearProgram::Sense::Maximize, backend_);
     const std::size_t rows = group_ ? groups.first.size() : view.jobs.size();
     std::vector<LinearProgram::Terms> normalised(rows);
     LinearProgram::Terms total;
@@ -86,6 +86,7 @@ class GavelThroughput final : public AllocationPolicy {
   bool normalize_;
   bool fair_ties_;
   bool group_;  // one LP variable per group of identical jobs
+  LinearProgram::Backend backend_;
 };
 
 }  // namespace
@@ -100,7 +101,8 @@ void register_gavel_throughput(PolicyRegistry& registry) {
                     "(second LP); 'none' = the solver's vertex"},
                    {"group", "false",
                     "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
-                    "smaller LP; may return another optimal X than per job, so results can move)"}},
+                    "smaller LP; may return another optimal X than per job, so results can move)"},
+                   lp_backend_param_info()},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
@@ -113,7 +115,7 @@ void register_gavel_throughput(PolicyRegistry& registry) {
     const std::string& group = param_string(p, "group");
     if (group != "true" && group != "false")
       throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
-    return std::make_unique<GavelThroughput>(v == "best", ties == "fair", group == "true");
+    return std::make_unique<GavelThroughput>(v == "best", ties == "fair", group == "true", lp_backend_param(p));
   };
   registry.add(std::move(info));
 }

@@ -1,5 +1,5 @@
-// LinearProgram on GLPK (GNU Linear Programming Kit, libglpk-dev): the only file that calls the
-// solver, so another back end (Clp/Cbc) would replace this file alone.
+// LinearProgram on GLPK (GNU Linear Programming Kit, libglpk-dev): the builder, the checks and the
+// GLPK back end; the Clp back end is lp_clp.cpp (solve() hands LPs to it when chosen).
 // The glp_prob lives as long as the LinearProgram: changes are pushed into it incrementally, and
 // GLPK keeps the statuses of the last basis, so a re-solve needs a few pivots instead of a full
 // solve (presolve would discard that basis, so it runs only on the first solve).
@@ -118,7 +118,7 @@ struct LinearProgram::Solver {
 
 void LinearProgram::SolverDeleter::operator()(Solver* s) const { delete s; }
 
-LinearProgram::LinearProgram(Sense sense) : sense_(sense) {}
+LinearProgram::LinearProgram(Sense sense, Backend backend) : sense_(sense), backend_(backend) {}
 LinearProgram::~LinearProgram() = default;
 LinearProgram::LinearProgram(LinearProgram&&) noexcept = default;
 LinearProgram& LinearProgram::operator=(LinearProgram&&) noexcept = default;
@@ -202,6 +202,9 @@ LpResult LinearProgram::solve() {
   bool mip = false;
   for (char c : integer_) mip = mip || c;
   if (!mip_start_.empty()) check_mip_start();
+  // Clp has no branch-and-bound: a MIP always goes to GLPK, and a program stays on the back end
+  // of its first solve (the other one's problem would be out of date).
+  if (backend_ == Backend::Clp && !mip && !solver_) return solve_clp();
 
   // Push what changed into the solver's problem (all of it on the first solve).
   if (!solver_) solver_.reset(new Solver);

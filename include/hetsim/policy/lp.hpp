@@ -1,6 +1,8 @@
 #pragma once
-/// A small linear / mixed-integer program builder that hides the solver (GLPK, libglpk-dev):
-/// policies state variables, linear constraints and a linear objective, then call solve().
+/// A small linear / mixed-integer program builder that hides the solver: policies state variables,
+/// linear constraints and a linear objective, then call solve(). Two back ends: GLPK (libglpk-dev,
+/// the default, LPs and MIPs) and COIN-OR Clp (coinor-libclp-dev, LPs only: a MIP handed to the Clp
+/// back end is solved by GLPK, as Clp has no branch-and-bound). Both are deterministic.
 /// Infinite bounds are written as +-kInf. Solver wall time is measured and returned.
 /// MIPs are bounded by a node limit (deterministic: same problem, same answer on any machine) and,
 /// only as a safety net, by a wall-time limit whose hit is flagged in the result.
@@ -43,8 +45,9 @@ class LinearProgram {
   static constexpr double kDefaultTimeLimitS = 300.0;    ///< MIP wall-time safety net
   enum class Sense { Minimize, Maximize };
   using Terms = std::vector<std::pair<int, double>>;  ///< (variable index, coefficient)
+  enum class Backend { Glpk, Clp };
 
-  explicit LinearProgram(Sense sense);
+  explicit LinearProgram(Sense sense, Backend backend = Backend::Glpk);
   ~LinearProgram();
   LinearProgram(LinearProgram&&) noexcept;
   LinearProgram& operator=(LinearProgram&&) noexcept;
@@ -82,13 +85,15 @@ class LinearProgram {
   /// against the bounds, the constraints and integrality at solve(); std::invalid_argument if it
   /// violates any of them (by more than 1e-9) or has the wrong size. Cleared by an empty vector.
   void set_mip_start(std::vector<double> x) { mip_start_ = std::move(x); }
+  Backend backend() const { return backend_; }
   int variables() const { return static_cast<int>(lower_.size()); }
   int constraints() const { return static_cast<int>(row_lower_.size()); }
-  /// Solves with GLPK (branch-and-cut when a variable is integer). The first solve runs the
+  /// Solves with the back end (GLPK's branch-and-cut when a variable is integer). The first solve runs the
   /// simplex with presolve; later solves of an LP start from the previous basis without presolve
   /// (dual simplex after bound changes, primal after objective changes) and fall back to a fresh
   /// presolved solve if the warm start fails. Never throws for infeasible/unbounded/failed
-  /// problems: the status says so.
+  /// problems: the status says so. Clp alike: dual simplex first, then warm dual (bounds) or
+  /// primal (objective) from the kept basis, and a cold solve when the warm one fails.
   LpResult solve();
 
  private:
@@ -96,10 +101,16 @@ class LinearProgram {
   struct SolverDeleter {
     void operator()(Solver* s) const;
   };
+  struct ClpSolver;  // the Clp model (lp_clp.cpp)
+  struct ClpDeleter {
+    void operator()(ClpSolver* s) const;
+  };
+  LpResult solve_clp();  // solve() with Backend::Clp and no integer variable (lp_clp.cpp)
   enum class Warm { None, Dual, Primal };  // how a solve starts: presolve from scratch, or from the last basis
   LpResult run_glpk(Solver& solver, bool mip, Warm warm) const;
   void check_mip_start() const;  // std::invalid_argument when mip_start_ is not a feasible point
   Sense sense_;
+  Backend backend_ = Backend::Glpk;
   std::vector<double> lower_, upper_, cost_;
   std::vector<char> integer_;
   std::vector<double> row_lower_, row_upper_;
@@ -110,7 +121,8 @@ class LinearProgram {
   std::vector<double> mip_start_;
   double objective_step_ = 0.0;
   std::unique_ptr<Solver, SolverDeleter> solver_;
-  // What changed since the solver's problem was last synchronised.
+  std::unique_ptr<ClpSolver, ClpDeleter> clp_;
+  // What changed since the solver's problem was last synchronised (one back end per program).
   std::vector<int> changed_cols_, changed_rows_;
   bool objective_changed_ = false;
 };
