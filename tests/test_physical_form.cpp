@@ -196,3 +196,15 @@ TEST_CASE("profiling cf: a job type absent from every profile is an input error;
   CHECK_THAT(r.output, Catch::Contains(absent + ":2: field 'job_type': job "));
   CHECK_THAT(r.output, Catch::Contains("job type 'tiny' (batch 32) is absent from every profile in " + profile));
 }
+
+TEST_CASE("active profiling: placements of the same GPU count go fewest-profiled first") {
+  // One job type on one GPU type; placements 1, 2 (say "2"), 2 (say "11"), 4 GPUs. One GPU first,
+  // the largest next; the two 2-GPU placements are equally far (one doubling) from both: without
+  // coverage the one listed first, with coverage the one fewer job types profiled.
+  ProfileTensor t = pf_tensor(1, 1, {1, 2, 2, 4});
+  for (double& x : t.values) x = 1.0;
+  CHECK(active_profiling_cells(t, 0, 4) == std::vector<std::size_t>{0, 3, 1, 2});
+  const std::vector<int> covered{5, 3, 1, 5};  // nothing uncovered: only the tie-break acts
+  CHECK(active_profiling_cells(t, 0, 4, covered) == std::vector<std::size_t>{0, 3, 2, 1});
+  CHECK(active_profiling_cells(t, 0, 3, covered) == std::vector<std::size_t>{0, 3, 2});
+}

@@ -27,9 +27,14 @@ ErrorStats error_stats(std::vector<double> ape) {
   return s;
 }
 
+namespace {
+std::vector<std::size_t> active_order(const ProfileTensor& truth, std::size_t job, std::size_t budget,
+                                      const std::vector<int>& covered);
+}  // namespace
+
 std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget,
                                                 const std::vector<int>& covered) {
-  std::vector<std::size_t> order = active_profiling_cells(truth, job, std::numeric_limits<std::size_t>::max());
+  std::vector<std::size_t> order = active_order(truth, job, std::numeric_limits<std::size_t>::max(), covered);
   if (!covered.empty() && order.size() > 1) {
     // After the first (one GPU), cells whose (GPU type, configuration) no profiled job type covers
     // come first, in the rule's order: every communication cost K[j,k] gets identified by someone.
@@ -41,6 +46,17 @@ std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std:
 }
 
 std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget) {
+  return active_order(truth, job, budget, {});
+}
+
+namespace {
+
+// The rule of active_profiling_cells(); `covered` (empty = none) breaks the round-robin's ties
+// between placements of the same GPU count (Sia's table has up to 9 per count, Heet's and Gavel's
+// one): the one the fewest job types profiled, so that across job types every placement gets
+// measured by some, as the GPU x configuration terms need.
+std::vector<std::size_t> active_order(const ProfileTensor& truth, std::size_t job, std::size_t budget,
+                                      const std::vector<int>& covered) {
   const std::size_t J = truth.dim_gpus(), K = truth.dim_configs();
   std::vector<std::size_t> per_gpu(J, 0), order(J);
   for (std::size_t j = 0; j < J; ++j) {
@@ -79,19 +95,25 @@ std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std:
       const std::size_t j = order[r];
       std::ptrdiff_t best = -1;
       double best_d = -1.0;
+      int best_cov = 0;
       for (std::size_t k = 0; k < K; ++k) {
         if (taken[j * K + k] || !truth.measured(truth.index(job, j, k))) continue;
         double d = std::numeric_limits<double>::infinity();
         for (std::size_t q = 0; q < K; ++q)
           if (taken[j * K + q]) d = std::min(d, std::abs(std::log2(truth.config_gpus[k]) - std::log2(truth.config_gpus[q])));
-        if (d > best_d || (d == best_d && truth.config_gpus[k] > truth.config_gpus[static_cast<std::size_t>(best)]))
-          best = static_cast<std::ptrdiff_t>(k), best_d = d;
+        const int cov = covered.empty() ? 0 : covered[j * K + k];
+        const auto b = static_cast<std::size_t>(best);
+        const bool tie = best >= 0 && d == best_d && truth.config_gpus[k] == truth.config_gpus[b];
+        if (d > best_d || (d == best_d && truth.config_gpus[k] > truth.config_gpus[b]) || (tie && cov < best_cov))
+          best = static_cast<std::ptrdiff_t>(k), best_d = d, best_cov = cov;
       }
       if (best >= 0) take(j, static_cast<std::size_t>(best)), more = true;
     }
   }
   return out;
 }
+
+}  // namespace
 
 std::vector<std::size_t> choose_profiled(const ProfileTensor& truth, double fraction, std::mt19937_64& rng,
                                          ProfilingSampling sampling, const std::vector<char>& fully_profiled) {

@@ -63,8 +63,14 @@ bool has_dense_jobs(const ProfileTensor& known) {
   return hi >= 2 * lo && hi > 0;
 }
 
+// Above this many known cells (Sia's table: about 8,000 in new-job; Heet's 144, Gavel's under 400)
+// the cross-validation uses 4 job-type folds instead of 8 and caps the form's sweeps at 100: it only
+// ranks two methods, and at full effort it cost minutes of CPU per check (issue 15).
+constexpr std::size_t kLargeKnownCells = 2000;
+
 // The folds: for each, the cells kept for training (the rest of the known cells are scored).
-std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_t seed) {
+// `job_folds`: at most this many job-type folds in the online setting.
+std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_t seed, std::size_t job_folds) {
   const std::size_t I = known.dim_jobs(), row = known.dim_gpus() * known.dim_configs();
   std::vector<std::size_t> count(I, 0);
   for (std::size_t n = 0; n < known.size(); ++n) count[n / row] += known.measured(n);
@@ -92,8 +98,8 @@ std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_
         }
     if (eligible.size() < 2) eligible = dense;
     for (std::size_t n = eligible.size(); n > 1; --n) std::swap(eligible[n - 1], eligible[rng() % n]);
-    // Each fold scores one job type's row: up to 8 of them (each fold refits everything).
-    for (std::size_t f = 0; f < std::min(2 * kFolds, eligible.size()); ++f) {
+    // Each fold scores one job type's row: up to `job_folds` of them (each fold refits everything).
+    for (std::size_t f = 0; f < std::min(job_folds, eligible.size()); ++f) {
       std::vector<char> train = is_known;
       const std::size_t i = eligible[f];
       for (std::size_t n = i * row; n < (i + 1) * row; ++n) train[n] = 0;
@@ -115,7 +121,8 @@ std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_
 }
 
 Method choose_method(const ProfileTensor& known, const PredictorOptions& options) {
-  const std::vector<std::vector<char>> folds = cv_folds(known, options.completion.seed);
+  const bool large = known.measured_count() > kLargeKnownCells;
+  const std::vector<std::vector<char>> folds = cv_folds(known, options.completion.seed, large ? 4 : 8);
   // Without fully known job types the form has nothing to carry to a sparse one, and random-cell
   // folds chose it where it lost (all-new on Gavel's table: 28.3% against 23.1% median): CF alone.
   if (folds.empty() || !has_dense_jobs(known)) return Method::cf;
@@ -128,6 +135,8 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
   cv.auto_select = false;
   cv.rank = 0;
   cv.pair_rank = 0;
+  PhysicalFitOptions form = options.form;
+  if (large) form.max_sweeps = std::min(form.max_sweeps, 100);
   std::array<std::vector<double>, 3> err;
   for (std::size_t f = 0; f < folds.size(); ++f) {
     ProfileTensor train = known;
@@ -137,7 +146,7 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
     const std::vector<double> cf = complete_tensor(train, cv).values;
     // The form alone is not a candidate: on the profiles checked it never beat the form + CF.
     for (Method m : {Method::cf, Method::form_cf}) {
-      const std::vector<double> pred = combine(train, cv, options.form, m, cf);
+      const std::vector<double> pred = combine(train, cv, form, m, cf);
       for (std::size_t n = 0; n < known.size(); ++n)
         if (known.measured(n) && !folds[f][n])
           err[static_cast<std::size_t>(m)].push_back(std::abs(std::log(pred[n] / known.values[n])));
