@@ -229,8 +229,11 @@ TEST_CASE("heet's exchange matching gives the Hungarian search's types whenever 
   // Two equal jobs on one slot of each of two types: two optima, so it declines.
   std::vector<GpuTypeId> out;
   CHECK_FALSE(heet_match_types_exchange({{1.0, 2.0}, {1.0, 2.0}}, {0, 1}, {-1, -1}, out));
-  // An infinite weight is the search's missing-edge rule: declined.
-  CHECK_FALSE(heet_match_types_exchange({{1.0, std::numeric_limits<double>::infinity()}}, {0, 1}, {-1}, out));
+  // An infinite weight is a missing edge: avoided when it can be, declined when a job needs it.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  REQUIRE(heet_match_types_exchange({{1.0, inf}, {2.0, 3.0}}, {0, 1}, {-1, -1}, out));
+  CHECK(out == std::vector<GpuTypeId>{0, 1});
+  CHECK_FALSE(heet_match_types_exchange({{1.0, inf}, {2.0, inf}}, {0, 1}, {-1, -1}, out));
   // By hand: job 0 gains 9 on type 1, job 1 gains 1: job 0 takes type 1's single slot even though
   // it starts on type 0 and job 1 starts on type 1.
   REQUIRE(heet_match_types_exchange({{10.0, 1.0}, {5.0, 4.0}}, {0, 1}, {0, 1}, out));

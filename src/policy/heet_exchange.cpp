@@ -11,8 +11,8 @@
 // Any other type assignment differs from this one by moves that decompose into simple cycles of
 // this graph, each costing at least the cycle's edge minima, so it costs more than `margin` above
 // this one: the optimum is unique and the search, optimal up to rounding, returns it too. Where a
-// cycle is within the margin (equal jobs, ties of any kind) or a weight is infinite, the caller
-// falls back to the search.
+// cycle is within the margin (equal jobs, ties of any kind) or a job would have to take a type
+// where its weight is infinite, the caller falls back to the search.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -145,10 +145,19 @@ bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, con
       cap.push_back(cap_of_type[t]);
     }
   if (jobs == 0 || type_of_node.empty() || type_of_node.size() > kMaxTypes) return false;
+  // An infinite weight is a missing edge: no move uses it (c - here = inf is never a cheapest
+  // edge). The search's stand-in weight for it exceeds any matching of real edges, so when this
+  // solver's answer uses none, every answer that uses one costs far more: no tie.
   double scale = 0.0;
+  bool missing = false;
   for (const auto& row : cost)
     for (std::size_t t : type_of_node) {
-      if (t >= row.size() || !std::isfinite(row[t])) return false;  // missing edges: the search's rule
+      if (t >= row.size() || std::isnan(row[t])) return false;
+      if (std::isinf(row[t])) {
+        if (row[t] < 0.0) return false;
+        missing = true;
+        continue;
+      }
       scale = std::max(scale, std::abs(row[t]));
     }
   const std::size_t slots = slot_type.size();
@@ -174,10 +183,13 @@ bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, con
     if (pick < g.u()) ++load[pick];
     g.put(j, pick);
   }
-  // The search is optimal up to rounding of a few ulps per step over its O(jobs^2) steps; the
-  // margin stays well above that.
+  for (std::size_t j = 0; j < jobs; ++j)  // started on a missing edge: only the search knows
+    if (g.node_of(j) < g.u() && !std::isfinite(g.cost_at(j, g.node_of(j)))) return false;
+  // The search is optimal up to rounding of a few ulps per step over its O(jobs^2) steps, on
+  // weights up to jobs x the largest when a stand-in weight is present; the margin stays well
+  // above that.
   const double n = static_cast<double>(jobs);
-  const double margin = scale * std::max(1e-9, 1e-14 * n * n);
+  const double margin = scale * std::max(1e-9, 1e-14 * n * n * (missing ? n : 1.0));
   std::vector<std::size_t> cycle;
   for (std::size_t iter = 0; iter < 4 * jobs + 16; ++iter) {
     g.edges();
