@@ -191,3 +191,51 @@ TEST_CASE("heet's one-type matching takes the jobs the Hungarian search takes, t
   }
   CHECK(more_jobs_seen > 50);
 }
+
+TEST_CASE("heet's exchange matching gives the Hungarian search's types whenever it answers, and declines ties") {
+  // Continuous weights (unique optimum: it must answer) and weights from {1, 2, 3} (ties: where it
+  // still answers, the answer must be the search's); fewer, equal and more jobs than slots; starts
+  // at random types, as last round's answer would be.
+  std::mt19937_64 rng(11);
+  int answered = 0, declined_ties = 0, more_jobs_seen = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const bool ties = trial % 2 == 1;
+    const std::size_t jobs = 1 + rng() % 14, types = 2 + rng() % 3;
+    std::vector<int> slot_type;
+    for (std::size_t t = 0; t < types; ++t)
+      for (std::size_t k = rng() % 6; k > 0; --k) slot_type.push_back(static_cast<int>(t));
+    if (slot_type.empty()) slot_type.push_back(0);
+    std::vector<std::vector<double>> cost(jobs, std::vector<double>(types));
+    std::uniform_real_distribution<double> u(1.0, 1000.0);
+    for (auto& row : cost)
+      for (double& c : row) c = ties ? static_cast<double>(1 + rng() % 3) : u(rng);
+    std::vector<GpuTypeId> start(jobs);
+    for (GpuTypeId& s : start) s = static_cast<GpuTypeId>(rng() % (types + 1)) - 1;
+    const std::vector<GpuTypeId> search = heet_match_types(cost, slot_type);
+    std::vector<GpuTypeId> fast;
+    const bool ok = heet_match_types_exchange(cost, slot_type, start, fast);
+    if (!ties) CHECK(ok);
+    if (ok) {
+      CHECK(fast == search);
+      ++answered;
+    } else if (ties) {
+      ++declined_ties;
+    }
+    more_jobs_seen += jobs > slot_type.size() ? 1 : 0;
+  }
+  CHECK(answered > 300);
+  CHECK(declined_ties > 50);
+  CHECK(more_jobs_seen > 100);
+  // Two equal jobs on one slot of each of two types: two optima, so it declines.
+  std::vector<GpuTypeId> out;
+  CHECK_FALSE(heet_match_types_exchange({{1.0, 2.0}, {1.0, 2.0}}, {0, 1}, {-1, -1}, out));
+  // An infinite weight is a missing edge: avoided when it can be, declined when a job needs it.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  REQUIRE(heet_match_types_exchange({{1.0, inf}, {2.0, 3.0}}, {0, 1}, {-1, -1}, out));
+  CHECK(out == std::vector<GpuTypeId>{0, 1});
+  CHECK_FALSE(heet_match_types_exchange({{1.0, inf}, {2.0, inf}}, {0, 1}, {-1, -1}, out));
+  // By hand: job 0 gains 9 on type 1, job 1 gains 1: job 0 takes type 1's single slot even though
+  // it starts on type 0 and job 1 starts on type 1.
+  REQUIRE(heet_match_types_exchange({{10.0, 1.0}, {5.0, 4.0}}, {0, 1}, {0, 1}, out));
+  CHECK(out == std::vector<GpuTypeId>{1, 0});
+}

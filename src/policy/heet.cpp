@@ -42,14 +42,19 @@ class HeetPolicy final : public SchedulingPolicy {
     std::merge(ctx.running().begin(), ctx.running().end(), ctx.pending().begin(), ctx.pending().end(),
                std::back_inserter(active));
 
+    int largest = 0;
+    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
+    // Every active job's rate table first: the wide placer reads them instead of asking the model
+    // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
+    for (JobIndex j : active) fill_rates(ctx, j, largest);
+    const auto table = [this](JobIndex j) -> const HeetRateTable& { return rates_[static_cast<std::size_t>(j)]; };
+
     // Wide jobs first: they take whole hosts, the rest of the cluster is planned as the prototype does.
     std::vector<char> taken(static_cast<std::size_t>(cluster.total_gpus()), 0);
     std::vector<JobIndex> narrow;
-    const std::vector<WidePlacement> wide = wide_.place(ctx, active, taken, narrow);
+    const std::vector<WidePlacement> wide = wide_.place(ctx, active, table, taken, narrow);
 
     std::vector<HeetHost> hosts;
-    int largest = 0;
-    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
     for (const Node& n : cluster.nodes()) {
       int free = 0;
       for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free += taken[static_cast<std::size_t>(g)] ? 0 : 1;
@@ -57,7 +62,7 @@ class HeetPolicy final : public SchedulingPolicy {
     }
     std::vector<HeetJob> jobs;
     jobs.reserve(narrow.size());
-    for (JobIndex j : narrow) jobs.push_back(heet_job(ctx, j, largest));
+    for (JobIndex j : narrow) jobs.push_back(heet_job(ctx, j));
     const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs);
     for (HeetJob& hj : jobs) rates_[static_cast<std::size_t>(hj.job)] = std::move(hj.rate);  // kept for next round
     const std::vector<std::vector<GpuId>> gpus = exact_gpus(ctx, plan, taken);
@@ -81,25 +86,29 @@ class HeetPolicy final : public SchedulingPolicy {
   }
 
  private:
-  // The planner's view of a narrow job: rates on 1..host size GPUs of one host of each type. The
-  // model's rate depends on the job, type and count only, so a job's table is computed once and
-  // lent to the planner each round (rates_, by job index).
-  HeetJob heet_job(const PolicyView& ctx, JobIndex j, int largest) {
+  // A job's rates on 1..host size GPUs of one host of each type. The model's rate depends on the
+  // job, type and count only, so a job's table is computed once and kept (rates_, by job index),
+  // lent to the planner each round.
+  void fill_rates(const PolicyView& ctx, JobIndex j, int largest) {
     const Cluster& cluster = ctx.cluster();
+    if (rates_.size() <= static_cast<std::size_t>(j)) rates_.resize(static_cast<std::size_t>(j) + 1);
+    HeetRateTable& rate = rates_[static_cast<std::size_t>(j)];
+    if (!rate.empty()) return;
+    const JobSpec& spec = *ctx.job(j).spec;
+    rate.assign(cluster.gpu_types().size(), std::vector<double>(static_cast<std::size_t>(largest) + 1, 0.0));
+    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
+      for (int n = 1; n <= std::min(largest, cluster.max_gpus_per_node(static_cast<GpuTypeId>(t))); ++n)
+        rate[t][static_cast<std::size_t>(n)] = ctx.rate_on_type(spec, static_cast<GpuTypeId>(t), n);
+  }
+
+  // The planner's view of a narrow job (its rate table lent from rates_, filled by fill_rates).
+  HeetJob heet_job(const PolicyView& ctx, JobIndex j) {
     const JobRuntime& rt = ctx.job(j);
     HeetJob hj;
     hj.job = j;
     hj.remaining_work = ctx.remaining_work(j);
-    if (rt.status == JobStatus::Running && !rt.gpus.empty()) hj.current_host = cluster.node_of(rt.gpus.front());
-    if (rates_.size() <= static_cast<std::size_t>(j)) rates_.resize(static_cast<std::size_t>(j) + 1);
-    if (!rates_[static_cast<std::size_t>(j)].empty()) {
-      hj.rate = std::move(rates_[static_cast<std::size_t>(j)]);
-      return hj;
-    }
-    hj.rate.assign(cluster.gpu_types().size(), std::vector<double>(static_cast<std::size_t>(largest) + 1, 0.0));
-    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t)
-      for (int n = 1; n <= std::min(largest, cluster.max_gpus_per_node(static_cast<GpuTypeId>(t))); ++n)
-        hj.rate[t][static_cast<std::size_t>(n)] = ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), n);
+    if (rt.status == JobStatus::Running && !rt.gpus.empty()) hj.current_host = ctx.cluster().node_of(rt.gpus.front());
+    hj.rate = std::move(rates_[static_cast<std::size_t>(j)]);
     return hj;
   }
 
@@ -140,7 +149,7 @@ class HeetPolicy final : public SchedulingPolicy {
   double restart_s_;
   bool every_round_;
   HeetWidePlacer wide_;
-  std::vector<std::vector<std::vector<double>>> rates_;  // [job][type][n], empty = not computed or lent
+  std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
 };
 
 }  // namespace

@@ -17,6 +17,42 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 double rate_at(const std::vector<double>& r, int n) {
   return n >= 0 && static_cast<std::size_t>(n) < r.size() ? r[static_cast<std::size_t>(n)] : 0.0;
 }
+double weight_on(const HeetJob& job, std::size_t type, int s) {
+  if (type >= job.rate.size()) return kInf;
+  return heet_weight(job.remaining_work, rate_at(job.rate[type], 1), rate_at(job.rate[type], s));
+}
+
+// The matching step (heet_match_types' answer). One type: the cheapest jobs with a finite weight,
+// ties to the lower index, as heet_match_types takes them (only which jobs matters, so an O(jobs)
+// selection replaces its partial sort). Several types: the exchange solver where its answer is
+// provably the search's (from where the jobs run now), else the search.
+std::vector<GpuTypeId> match_slot_types(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
+                                        const std::vector<int>& slot_type, std::size_t types, int s) {
+  std::vector<GpuTypeId> type(jobs.size(), -1);
+  if (slot_type.empty()) return type;
+  const bool one_type = std::all_of(slot_type.begin(), slot_type.end(), [&](int t) { return t == slot_type.front(); });
+  if (one_type) {
+    const auto t = static_cast<std::size_t>(slot_type.front());
+    std::vector<std::pair<double, std::size_t>> order;
+    order.reserve(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (const double w = weight_on(jobs[j], t, s); std::isfinite(w)) order.push_back({w, j});
+    const std::size_t take = std::min(order.size(), slot_type.size());
+    if (take > 0 && take < order.size())
+      std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take) - 1, order.end());
+    for (std::size_t k = 0; k < take; ++k) type[order[k].second] = static_cast<GpuTypeId>(t);
+    return type;
+  }
+  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(types, kInf));
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t t = 0; t < types; ++t) cost[j][t] = weight_on(jobs[j], t, s);
+  std::vector<GpuTypeId> start(jobs.size(), -1);
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (jobs[j].current_host >= 0 && static_cast<std::size_t>(jobs[j].current_host) < hosts.size())
+      start[j] = hosts[static_cast<std::size_t>(jobs[j].current_host)].type;
+  if (!heet_match_types_exchange(cost, slot_type, start, type)) type = heet_match_types(cost, slot_type);
+  return type;
+}
 }  // namespace
 
 int heet_slot_size(int total_gpus, std::size_t active_jobs, int host_gpus) {
@@ -91,11 +127,7 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
       slot_type.push_back(static_cast<int>(hosts[h].type));
     }
   }
-  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(types, kInf));
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t t = 0; t < types && t < jobs[j].rate.size(); ++t)
-      cost[j][t] = heet_weight(jobs[j].remaining_work, rate_at(jobs[j].rate[t], 1), rate_at(jobs[j].rate[t], s));
-  const std::vector<GpuTypeId> type = heet_match_types(cost, slot_type);
+  const std::vector<GpuTypeId> type = match_slot_types(hosts, jobs, slot_type, types, s);
 
   // Slots of one type are interchangeable, so only the type of a match matters; hosts are then
   // chosen to keep running jobs where they are.

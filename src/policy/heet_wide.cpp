@@ -58,6 +58,14 @@ std::vector<GpuId> pick_gpus(const Cluster& cluster, GpuTypeId type, int count, 
   return gpus;
 }
 
+// A job's rate on `n` GPUs of one host of `type`: its kept table, or the model beyond a host.
+double in_host_rate(const PolicyView& ctx, const HeetRateTable& table, const JobSpec& spec, GpuTypeId type, int n) {
+  const auto t = static_cast<std::size_t>(type);
+  if (n <= ctx.cluster().max_gpus_per_node(type) && t < table.size() && static_cast<std::size_t>(n) < table[t].size())
+    return table[t][static_cast<std::size_t>(n)];
+  return ctx.rate_on_type(spec, type, n);
+}
+
 }  // namespace
 
 double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count) {
@@ -72,7 +80,8 @@ double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId t
 // full; a wide job that comes after that waits this round. Without this, wide jobs always went
 // first and a few long ones held the cluster while every short job waited.
 static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
-                     std::vector<std::pair<double, JobIndex>>& wide, const std::vector<JobIndex>& narrow) {
+                            const HeetWidePlacer::TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
+                            const std::vector<JobIndex>& narrow) {
   if (wide.empty()) return;
   const Cluster& cluster = ctx.cluster();
   const int s = heet_slot_size(cluster.total_gpus(), active.size(), largest);
@@ -80,15 +89,23 @@ static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& 
   for (const auto& w : wide) claims.push_back({w, ctx.job(w.second).spec->requested_gpus});
   for (JobIndex j : narrow) {
     const JobSpec& spec = *ctx.job(j).spec;
+    const HeetRateTable& r = table(j);
+    const double remaining = ctx.remaining_work(j);
     double best = std::numeric_limits<double>::infinity();
     for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
       const auto type = static_cast<GpuTypeId>(t);
       const int n = std::min(s, cluster.max_gpus_per_node(type));
-      best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(spec, type, 1), ctx.rate_on_type(spec, type, n)));
+      best = std::min(best, heet_weight(remaining, in_host_rate(ctx, r, spec, type, 1), in_host_rate(ctx, r, spec, type, n)));
     }
     claims.push_back({{best, j}, s});
   }
-  std::sort(claims.begin(), claims.end());
+  // Each claim taken below either adds GPUs or is a wide job that does not fit, so at most
+  // total GPUs + wide jobs claims are read before the cluster is full: only those need sorting
+  // (keys are distinct by job, so the order of what is read is the full sort's).
+  const std::size_t read = std::min(claims.size(), static_cast<std::size_t>(cluster.total_gpus()) + wide.size());
+  std::nth_element(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read) - 1, claims.end());
+  std::sort(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read));
+  claims.resize(read);
   std::vector<std::pair<double, JobIndex>> admitted;
   int used = 0;
   for (const auto& [key, gpus] : claims) {
@@ -111,7 +128,8 @@ const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex
 }
 
 std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
-                                                 std::vector<char>& taken, std::vector<JobIndex>& narrow) {
+                                                 const TableOf& table, std::vector<char>& taken,
+                                                 std::vector<JobIndex>& narrow) {
   const Cluster& cluster = ctx.cluster();
   const int largest = largest_host(cluster);
   const std::size_t ntypes = cluster.gpu_types().size();
@@ -123,14 +141,16 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
     double best = kInf;
     if (rt.spec->requested_gpus > largest) {
       const std::vector<double>& r = rates(ctx, j);
+      const HeetRateTable& own = table(j);
+      const double remaining = ctx.remaining_work(j);
       for (std::size_t t = 0; t < ntypes; ++t)
-        best = std::min(best, heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
+        best = std::min(best, heet_weight(remaining, in_host_rate(ctx, own, *rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
       // Spanning hosts must pay: when a host's worth of GPUs gives a weight at least as low (the
       // model's cross-host rate is poor), the job stays elastic within a host like the others.
       for (std::size_t t = 0; t < ntypes && best < kInf; ++t) {
         const auto type = static_cast<GpuTypeId>(t);
-        const double in_host = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, type, 1),
-                                           ctx.rate_on_type(*rt.spec, type, cluster.max_gpus_per_node(type)));
+        const double in_host = heet_weight(remaining, in_host_rate(ctx, own, *rt.spec, type, 1),
+                                           in_host_rate(ctx, own, *rt.spec, type, cluster.max_gpus_per_node(type)));
         if (in_host <= best) best = kInf;
       }
     }
@@ -145,7 +165,7 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
   }
   std::sort(wide.begin(), wide.end());
-  admit_by_weight(ctx, active, largest, wide, narrow);
+  admit_by_weight(ctx, active, largest, table, wide, narrow);
   std::vector<int> free_of_type(ntypes, 0);
   for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
   std::vector<WidePlacement> out;
@@ -158,8 +178,8 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
     if (!keep) {
       double best = kInf;
       for (std::size_t t = 0; t < ntypes; ++t) {
-        const double w = heet_weight(ctx.remaining_work(j), ctx.rate_on_type(*rt.spec, static_cast<GpuTypeId>(t), 1),
-                                     rates(ctx, j)[t]);
+        const double w = heet_weight(ctx.remaining_work(j),
+                                     in_host_rate(ctx, table(j), *rt.spec, static_cast<GpuTypeId>(t), 1), rates(ctx, j)[t]);
         if (free_of_type[t] >= want && w < best) best = w, p.type = static_cast<GpuTypeId>(t);
       }
       if (p.type < 0) continue;  // no type has room this round: it waits

@@ -3,6 +3,7 @@
 // largest host. The Heet prototype (mozizhao/elastic, our_scheduler.py) caps every job at one host
 // (all_job_limit = 4), so a 64-GPU job of an ITP trace ran on 4 GPUs, 16x slower; here such a
 // "wide" job gets its requested count on several hosts of one GPU type. Ours, not the paper's.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,13 +25,19 @@ struct WidePlacement {
 /// charges the all-reduce across the hosts' NICs and uplinks.
 double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count);
 
+/// A job's rates on n = 0..largest host GPUs of one host of each type: [type][n], as
+/// PolicyView::rate_on_type gives them for n up to the type's host size (0 beyond).
+using HeetRateTable = std::vector<std::vector<double>>;
+
 /// Places the wide jobs among `active` (requested GPUs > the largest host) on whole hosts first,
 /// in order of heet's weight remaining x T(w)^2 / T(1) on their best type (ties: job index); a
 /// running wide job keeps its GPUs while none of them went to an earlier job. Marks their GPUs in
 /// `taken` (indexed by GpuId) and returns the other active jobs in `narrow`, in `active` order.
+/// `table(j)` is job j's rate table (kept by the policy, so the model is not asked every round).
 class HeetWidePlacer {
  public:
-  std::vector<WidePlacement> place(const PolicyView& ctx, const std::vector<JobIndex>& active,
+  using TableOf = std::function<const HeetRateTable&(JobIndex)>;
+  std::vector<WidePlacement> place(const PolicyView& ctx, const std::vector<JobIndex>& active, const TableOf& table,
                                    std::vector<char>& taken, std::vector<JobIndex>& narrow);
 
  private:

@@ -64,6 +64,14 @@ double heet_gain_price(const std::vector<double>& rate_of_type, int slot);
 /// takes the cheapest jobs directly (no O(n^3) search: ITP clusters have one GPU type).
 std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type);
 
+/// heet_match_types' answer found in O(jobs x types) per cycle cancelled, starting from `start`
+/// (each job's type now, -1 = none; last round's answer is usually optimal again): true and `type`
+/// set when the optimum is unique by a margin far above the search's rounding, hence equal to
+/// heet_match_types'; false (fall back to it) on a tie or near tie, an infinite weight or more than
+/// 4 GPU types with slots (src/policy/heet_exchange.cpp gives the argument).
+bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type,
+                               const std::vector<GpuTypeId>& start, std::vector<GpuTypeId>& type);
+
 /// The plan of one round: every job that gets GPUs, on one host each, in job order. Matching:
 /// slots = floor(host GPUs / s) per host; jobs x slots weighted by heet_weight; minimum-weight full
 /// matching; matched jobs keep their current host when it has a slot of the matched type left
