@@ -76,6 +76,31 @@ Eigen::VectorXd solve_passive(const NnlsGram& g, const std::vector<Eigen::Index>
 // The diagonal of G (a column with a zero diagonal is zero in A and never enters).
 double gram_diag(const NnlsGram& g, Eigen::Index c) { return c < g.dense_cols ? g.dense(c, c) : g.diag(c - g.dense_cols); }
 
+// Lawson-Hanson's inner step, shared by both solvers: x takes the unconstrained solution z of the
+// passive set when every passive entry of z is positive (returns true); otherwise x moves toward z
+// as far as feasibility allows and the entries that reach zero leave the passive set.
+bool step_toward(const Eigen::VectorXd& z, const std::vector<Eigen::Index>& cols, Eigen::VectorXd& x,
+                 std::vector<char>& passive) {
+  double alpha = 1.0;
+  bool feasible = true;
+  for (Eigen::Index c : cols)
+    if (z(c) <= 0.0) {
+      feasible = false;
+      alpha = std::min(alpha, x(c) / (x(c) - z(c)));
+    }
+  if (feasible) {
+    x = z;
+    return true;
+  }
+  x += alpha * (z - x);
+  for (Eigen::Index c : cols)
+    if (x(c) <= 1e-300) {
+      x(c) = 0.0;
+      passive[static_cast<std::size_t>(c)] = 0;
+    }
+  return false;
+}
+
 }  // namespace
 
 Eigen::VectorXd nnls_gram(const NnlsGram& g, const Eigen::VectorXd& start) {
@@ -102,23 +127,7 @@ Eigen::VectorXd nnls_gram(const NnlsGram& g, const Eigen::VectorXd& start) {
       for (Eigen::Index c = 0; c < n; ++c)
         if (passive[static_cast<std::size_t>(c)]) cols.push_back(c);
       const Eigen::VectorXd z = solve_passive(g, cols);
-      double alpha = 1.0;
-      bool feasible = true;
-      for (Eigen::Index c : cols)
-        if (z(c) <= 0.0) {
-          feasible = false;
-          alpha = std::min(alpha, x(c) / (x(c) - z(c)));
-        }
-      if (feasible) {
-        x = z;
-        break;
-      }
-      x += alpha * (z - x);
-      for (Eigen::Index c : cols)
-        if (x(c) <= 1e-300) {
-          x(c) = 0.0;
-          passive[static_cast<std::size_t>(c)] = 0;
-        }
+      if (step_toward(z, cols, x, passive)) break;
     }
   }
   return x;
@@ -147,23 +156,7 @@ Eigen::VectorXd nnls_reference(const Eigen::MatrixXd& A, const Eigen::VectorXd& 
       const Eigen::VectorXd zp = Ap.colPivHouseholderQr().solve(rhs);
       Eigen::VectorXd z = Eigen::VectorXd::Zero(n);
       for (std::size_t c = 0; c < cols.size(); ++c) z(cols[c]) = zp(static_cast<Eigen::Index>(c));
-      double alpha = 1.0;
-      bool feasible = true;
-      for (Eigen::Index c : cols)
-        if (z(c) <= 0.0) {
-          feasible = false;
-          alpha = std::min(alpha, x(c) / (x(c) - z(c)));
-        }
-      if (feasible) {
-        x = z;
-        break;
-      }
-      x += alpha * (z - x);
-      for (Eigen::Index c : cols)
-        if (x(c) <= 1e-300) {
-          x(c) = 0.0;
-          passive[static_cast<std::size_t>(c)] = 0;
-        }
+      if (step_toward(z, cols, x, passive)) break;
     }
   }
   return x;
