@@ -14,6 +14,7 @@
 #include "cli_support.hpp"
 
 using namespace hetsim;
+using namespace hetsim::test;
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include "hetsim/metrics/recorder.hpp"
 #include "hetsim/sched/gavel_mechanism.hpp"
+#include "cli_support.hpp"
 #include "sim_fixtures.hpp"
 #include "test_support.hpp"
 
@@ -144,4 +145,14 @@ TEST_CASE("round skipping: same events, JCTs and round counts as full rounds, ev
     }
   }
   CHECK(skipped_somewhere > 0);
+}
+
+TEST_CASE("round skipping: the no-round-skip flag on an event-mechanism policy is an input error naming it") {
+  const std::string inputs = "--cluster gavel-24 --trace " + source_path("traces/gavel.trace") + " --throughputs " +
+                             source_path("traces/gavel-throughputs.json");
+  expect_input_error("run " + inputs + " --policy srtf --no-round-skip",
+                     "field '--no-round-skip': round skipping is the gavel mechanism's");
+  expect_input_error("run " + inputs + " --policy fifo --mechanism event --no-round-skip", "drop --no-round-skip");
+  // Under the gavel mechanism the flag is taken.
+  CHECK(run_cli("run " + inputs + " --policy fifo --mechanism gavel --no-round-skip").exit_code == 0);
 }

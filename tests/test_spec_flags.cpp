@@ -319,3 +319,9 @@ TEST_CASE("cli: a round length the longest job alone needs more than kMaxRounds 
   CHECK(run_cli("run -q --trace " + apart + " --interval 0.001").exit_code == 0);
   CHECK(run_cli("run -q --trace " + apart + " --mechanism gavel --policy gavel-maxmin --interval 0.001").exit_code == 0);
 }
+
+TEST_CASE("cli: predict-check refuses infinite or negative ridge weights", "[cli]") {
+  expect_input_error("predict-check --lambda inf", "field '--lambda': must be a finite number, not negative");
+  expect_input_error("predict-check --lambda -1", "field '--lambda': must be a finite number, not negative");
+  expect_input_error("predict-check --table-lambda inf", "field '--table-lambda': must be a finite number, not negative");
+}

@@ -94,10 +94,12 @@ Action add_predict_check_command(CLI::App& app) {
     if (o->trials < 1) throw InputError("", 0, "--trials", "must be at least 1");
     if (o->completion.rank < 0) throw InputError("", 0, "--rank", "must not be negative");
     if (o->completion.pair_rank < 0) throw InputError("", 0, "--pair-rank", "must not be negative");
-    if (!(o->completion.lambda >= 0.0)) throw InputError("", 0, "--lambda", "must not be negative");
+    if (!(o->completion.lambda >= 0.0) || !std::isfinite(o->completion.lambda))
+      throw InputError("", 0, "--lambda", "must be a finite number, not negative");
     for (double f : o->fractions)
       if (!(f > 0.0 && f < 1.0)) throw InputError("", 0, "--fractions", fmt::format("{} is not in (0, 1)", f));
-    if (!(o->completion.table_lambda >= 0.0)) throw InputError("", 0, "--table-lambda", "must not be negative");
+    if (!(o->completion.table_lambda >= 0.0) || !std::isfinite(o->completion.table_lambda))
+      throw InputError("", 0, "--table-lambda", "must be a finite number, not negative");
     ProfilingSampling sampling = ProfilingSampling::active;
     if (o->sampling == "single-gpu")
       sampling = ProfilingSampling::single_gpu;

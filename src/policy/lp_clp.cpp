@@ -31,7 +31,15 @@ struct LinearProgram::ClpSolver {
   int cols = 0, rows = 0;    // variables / constraints already in `model`
   std::size_t nonzeros = 0;  // matrix entries already in `model` (stored row by row)
   bool solved = false;       // the model holds a basis to start from
-  ClpSolver() { model.setLogLevel(0); }
+  ClpSolver() {
+    model.setLogLevel(0);
+    // Clp's own scaling is off: with it, Debian's Clp 1.17.6 aborts on an internal assertion
+    // (`elValue` in ClpPackedMatrix::gutsOfTransposeTimesByRowGE3) on gavel-makespan's LP for 177
+    // identical ResNet-50 jobs on gavel-24 (tests/test_lp_clp_scaling.cpp), an abort no caller can
+    // catch. The policies' rows are already within a few orders of magnitude (rates in steps/s,
+    // remaining steps), so the unscaled simplex solves them.
+    model.scaling(0);
+  }
 };
 
 void LinearProgram::ClpDeleter::operator()(ClpSolver* s) const { delete s; }

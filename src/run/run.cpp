@@ -424,7 +424,16 @@ namespace {
 // Policy/mechanism combinations: they need the registry to know whether a policy is
 // allocation-only (and so runs under the gavel mechanism).
 std::optional<RunSpecProblem> find_mechanism_problem(const RunSpec& spec, const PolicyRegistry& registry) {
-  if (!uses_gavel_mechanism(spec, registry.find(spec.policy))) return std::nullopt;
+  if (!uses_gavel_mechanism(spec, registry.find(spec.policy))) {
+    // Round skipping belongs to the gavel mechanism: elsewhere the flag would be accepted unused.
+    if (!spec.mechanism.skip_steady_rounds)
+      return RunSpecProblem{"--no-round-skip",
+                            fmt::format("round skipping is the gavel mechanism's (docs/policies.md, \"Round skipping\"); "
+                                        "policy '{}' runs under the event mechanism here: drop --no-round-skip",
+                                        spec.policy),
+                            true};
+    return std::nullopt;
+  }
   if (!spec.workload.empty()) {
     const PolicyInfo* info = registry.find(spec.policy);
     if (info && info->make)
