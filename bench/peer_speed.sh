@@ -19,8 +19,12 @@
 #                stand-in modules (written below, in a temporary folder) let them succeed.
 #   POLLUX_REPO  checkout of adaptdl's osdi21-artifact branch (git clone -b osdi21-artifact
 #                https://github.com/petuum/adaptdl), or its simulator/ folder. Needs python3-numpy,
-#                python3-pandas, python3-scipy (Debian) and autograd and pymoo (pip only: no Debian
-#                package; without them the Pollux rows are skipped with a note).
+#                python3-pandas, python3-scipy (Debian). Its autograd and pymoo have no Debian package:
+#                where they do not import, this script writes stand-ins (in a temporary folder): an
+#                autograd.grad by the complex step (exact to rounding on the analytic objective of
+#                goodput.fit_perf_params; on 2026-12-04 tiresias and optimus on workload-1 printed the
+#                published averages 2473.65 and 4087.0625 s with it) and a pymoo that only imports, so
+#                the pollux policy's rows are skipped with a note.
 #   POLLUX_ROWS  policy:workload list (default "tiresias:1 optimus:1 optimus:2 optimus:3 optimus:6").
 #   HETSIM_REPEAT  hetsim runs per row, timed together and divided (default 10: its runs take
 #                milliseconds, below /usr/bin/time's 10 ms resolution).
@@ -68,6 +72,46 @@ row() {  # label, peer s, peer MB, peer JCT, hetsim s, hetsim MB, hetsim JCT, re
     printf "%-40s | %9.2f %6.0f %13.3f | %9.4f %6.1f %13.3f | %+8.3f%% %-7s | %7.0fx\n",
       l, ps, pm, pj, hs, hm, hj, 100 * d, ok, ps / (hs > 0.0001 ? hs : 0.0001);
     exit (ok == "same" ? 0 : 1) }'
+}
+
+# Stand-ins for the Pollux simulator's two pip-only imports, written into folder $1 (none of the
+# peer's code). autograd.grad: complex-step differentiation, d f/d x_i = Im f(x + i h e_i) / h with
+# h = 1e-30 -- no subtraction, so exact to rounding for analytic functions (Squire and Trapp, SIAM
+# Review 40(1), 1998), which the fitted objective is (log, sqrt, powers, np.select on real masks).
+write_pollux_stubs() {
+  local d=$1
+  mkdir -p "$d/autograd"
+  cat >"$d/autograd/__init__.py" <<'PY'
+import numpy as _np
+from . import numpy  # noqa: F401  (autograd.numpy is plain numpy here)
+
+
+def grad(fun, argnum=0):
+    def gradient(*args):
+        x = _np.asarray(args[argnum], dtype=float)
+        g = _np.empty_like(x)
+        for i in range(x.size):
+            z = x.astype(complex)
+            z.flat[i] += 1e-30j
+            call = list(args)
+            call[argnum] = z
+            g.flat[i] = _np.imag(fun(*call)) / 1e-30
+        return g
+    return gradient
+PY
+  echo 'from numpy import *  # noqa: F401,F403' >"$d/autograd/numpy.py"
+  local m f
+  for m in "" model algorithms operators operators/crossover util util/nds; do
+    mkdir -p "$d/pymoo/$m"; : >"$d/pymoo/$m/__init__.py"
+  done
+  for f in model/crossover:Crossover model/mutation:Mutation model/problem:Problem model/repair:Repair \
+           algorithms/nsga2:NSGA2 util/nds/non_dominated_sorting:NonDominatedSorting; do
+    printf 'class %s:\n    def __init__(self, *args, **kwargs):\n        raise RuntimeError("pymoo stand-in")\n' \
+      "${f#*:}" >"$d/pymoo/${f%%:*}.py"
+  done
+  printf 'def minimize(*args, **kwargs):\n    raise RuntimeError("pymoo stand-in")\n' >"$d/pymoo/optimize.py"
+  printf 'def crossover_mask(*args, **kwargs):\n    raise RuntimeError("pymoo stand-in")\n' \
+    >"$d/pymoo/operators/crossover/util.py"
 }
 
 printf '%-40s | %9s %6s %13s | %9s %6s %13s | %-17s | %8s\n' workload "peer s" "MB" "peer JCT s" \
@@ -119,13 +163,22 @@ if [ -n "${POLLUX_REPO:-}" ]; then
   for d in "$POLLUX_REPO/simulator" "$POLLUX_REPO"; do [ -f "$d/simulator.py" ] && { pollux_sim=$d; break; }; done
   [ -n "$pollux_sim" ] || echo "(Pollux rows skipped: no simulator.py in $POLLUX_REPO or $POLLUX_REPO/simulator)"
 fi
+pollux_stubs=""
 if [ -z "${POLLUX_REPO:-}" ]; then
   echo "(Pollux rows skipped: set POLLUX_REPO to a checkout of https://github.com/petuum/adaptdl branch" \
-    "osdi21-artifact; needs python3-numpy, python3-pandas, python3-scipy and pip's autograd and pymoo)"
-elif [ -n "$pollux_sim" ] && ! (cd "$pollux_sim" && /usr/bin/python3 -c 'import simulator' >/dev/null 2>&1); then
-  echo "(Pollux rows skipped: its simulator does not import here; install python3-numpy python3-pandas" \
-    "python3-scipy, and autograd and pymoo with pip)"
-  pollux_sim=""
+    "osdi21-artifact; needs python3-numpy, python3-pandas, python3-scipy)"
+elif [ -n "$pollux_sim" ]; then
+  if ! /usr/bin/python3 -c 'import autograd, pymoo' >/dev/null 2>&1; then
+    pollux_stubs="$work/pollux-stubs"
+    write_pollux_stubs "$pollux_stubs"
+    echo "(Pollux simulator: autograd and/or pymoo are stand-ins written by this script: grad by the complex" \
+      "step, pymoo import-only, so pollux-policy rows are skipped)"
+  fi
+  if ! (cd "$pollux_sim" && PYTHONPATH="$pollux_stubs" /usr/bin/python3 -c 'import simulator' >/dev/null 2>&1); then
+    echo "(Pollux rows skipped: its simulator does not import here; install python3-numpy python3-pandas" \
+      "python3-scipy)"
+    pollux_sim=""
+  fi
 fi
 if [ -n "$pollux_sim" ]; then
   interval=$(sed -n 's/.*"interval_s": \([0-9]*\).*/\1/p' "$root/experiments/pollux/reference.json")
@@ -133,7 +186,10 @@ if [ -n "$pollux_sim" ]; then
   for spec in ${POLLUX_ROWS:-tiresias:1 optimus:1 optimus:2 optimus:3 optimus:6}; do
     policy=${spec%%:*} n=${spec##*:}
     wl="$data/pollux/workloads/workload-$n.csv"
-    read -r ps pm < <(cd "$pollux_sim" && cpu_of "$work/pollux.time" "$work/pollux.log" /usr/bin/python3 simulator.py "$wl" \
+    if [ -n "$pollux_stubs" ] && [ "$policy" = pollux ]; then
+      echo "(row $spec skipped: the pollux policy needs the real pymoo)"; continue
+    fi
+    read -r ps pm < <(cd "$pollux_sim" && PYTHONPATH="$pollux_stubs" cpu_of "$work/pollux.time" "$work/pollux.log" /usr/bin/python3 simulator.py "$wl" \
       --policy "$policy" --interval "$interval")
     pj=$(sed -n 's/^Average JCT: \([0-9.]*\).*/\1/p' "$work/pollux.log" | tail -1)
     [ -n "$pj" ] || { echo "peer_speed: the Pollux simulator printed no average JCT ($spec); its log ends:" >&2; tail -5 "$work/pollux.log" >&2; status=1; continue; }
