@@ -255,6 +255,20 @@ TEST_CASE("cli: predict-check takes '' as its help says: that data set is skippe
                                        "skip this data set)"));
 }
 
+TEST_CASE("cli: predict-check prints '-' for nothing hidden and how many new-job trials ran") {
+  // The test profile: 2 job types x 8 cells; at 97% a job type keeps round(0.97 x 8) = 8 cells, so
+  // nothing is hidden (no error to report, not 0.0%), and new-job runs one trial per job type.
+  const std::string heet = std::string(HETSIM_SOURCE_DIR) + "/traces/heet-profiles.json";
+  auto r = run_cli("predict-check --gavel '' --sia '' --heet " + heet +
+                   " --protocol new-job --trials 10 --fractions 0.97 --fixed-model --log-level error");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("        0 |        -        - |        -        - |        -        - |"));
+  CHECK_THAT(r.output, !Catch::Contains("0.0%"));
+  CHECK_THAT(r.output, Catch::Contains("10 trials asked (new-job: at most one per job type"));
+  CHECK_THAT(r.output, Catch::Contains("tensor 2 jobs x 2 GPU types x 4 configurations"));
+  CHECK_THAT(r.output, Catch::Contains("(excluded); 2 trials run"));
+}
+
 TEST_CASE("cli: LP policies on worker threads exit cleanly (GLPK's per-thread environment is freed)") {
   // Under the sanitize preset this binary runs with LeakSanitizer, which failed the run (exit 1)
   // while each worker thread kept its GLPK environment.

@@ -46,6 +46,12 @@ void print_missing_cells(const ProfileTensor& truth) {
              missing.size() > shown ? ", ..." : "");
 }
 
+// Median and p90 columns; "-" when no hidden cell was scored (nothing to err on is not 0% error).
+std::string stats_columns(const ErrorStats& e) {
+  if (e.cells == 0) return fmt::format("{:>8} {:>8}", "-", "-");
+  return fmt::format("{:>7.1f}% {:>7.1f}%", e.median_pct, e.p90_pct);
+}
+
 }  // namespace
 
 Action add_predict_check_command(CLI::App& app) {
@@ -136,8 +142,13 @@ Action add_predict_check_command(CLI::App& app) {
       }
     }
     if (present.empty()) throw InputError("", 0, "--heet/--gavel/--sia", "no profile data set found");
-    fmt::print("protocol {}, sampling {}, predictor {}, {} trials, seed {}\n", o->protocol, o->sampling,
-               o->no_form ? "cf" : "form/cf chosen by CV", o->trials, o->seed);
+    // Under new-job the trials are min(--trials, job types) groups: say so rather than the flag.
+    const std::string trials_run =
+        protocol == ProfilingProtocol::new_job
+            ? fmt::format("{} trials asked (new-job: at most one per job type; trials run per data set below)", o->trials)
+            : fmt::format("{} trials", o->trials);
+    fmt::print("protocol {}, sampling {}, predictor {}, {}, seed {}\n", o->protocol, o->sampling,
+               o->no_form ? "cf" : "form/cf chosen by CV", trials_run, o->seed);
     fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>7} {:>6} {:>4} {:>4}\n",
                "data set", "prof.%", "known", "hidden", "pred med", "pred p90", "lin med", "lin p90", "2D med",
                "2D p90", "method", "terms", "rank", "pair");
@@ -145,21 +156,23 @@ Action add_predict_check_command(CLI::App& app) {
     for (const Set* set : present) {
       const Set& s = *set;
       const ProfileTensor truth = load_profile_tensor(s.path);
+      int trials_run = 0;
       for (double f : o->fractions) {
         const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling, protocol, !o->no_form);
-        fmt::print(
-            "{:<15} {:>6.0f} {:>6} {:>9} | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7.1f}% {:>7.1f}% | {:>7} {:>6} {:>4} {:>4}\n",
-            s.name, 100.0 * f, r.known, r.cf.cells, r.cf.median_pct, r.cf.p90_pct, r.linear.median_pct, r.linear.p90_pct,
-            r.matrix2d.median_pct, r.matrix2d.p90_pct, r.method, r.terms, r.rank, r.pair_rank);
-        if (std::abs(f - 0.25) < 1e-9)
+        trials_run = r.trials;
+        fmt::print("{:<15} {:>6.0f} {:>6} {:>9} | {} | {} | {} | {:>7} {:>6} {:>4} {:>4}\n", s.name, 100.0 * f, r.known,
+                   r.cf.cells, stats_columns(r.cf), stats_columns(r.linear), stats_columns(r.matrix2d), r.method, r.terms,
+                   r.rank, r.pair_rank);
+        if (std::abs(f - 0.25) < 1e-9 && r.cf.cells > 0)
           target_lines.push_back(fmt::format("{}: median {:.1f}% (p90 {:.1f}%): {}", s.name, r.cf.median_pct,
                                              r.cf.p90_pct, r.cf.median_pct < 10.0 ? "met" : "NOT met"));
         for (const std::string& w : r.warnings) log.warning(fmt::format("{} at {:.0f}%: {}", s.name, 100.0 * f, w));
       }
       fmt::print("{:<15} tensor {} jobs x {} GPU types x {} configurations, {} measured cells ({}), {} measured as "
-                 "cannot-run (excluded)\n",
+                 "cannot-run (excluded){}\n",
                  "", truth.dim_jobs(), truth.dim_gpus(), truth.dim_configs(), truth.measured_count(), truth.unit,
-                 truth.cannot_run.size());
+                 truth.cannot_run.size(),
+                 protocol == ProfilingProtocol::new_job ? fmt::format("; {} trials run", trials_run) : "");
       print_missing_cells(truth);
     }
     // Issue 15's target is stated for the new-job protocol with the active cells at 25%.

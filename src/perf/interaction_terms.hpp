@@ -4,6 +4,7 @@
 // ASPLOS'24 give no model); docs/models.md ("Interaction terms") explains each term and why.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,13 @@ class AdditiveTerms {
   AdditiveTerms(const TensorLayout& layout, std::vector<TermSpec> terms);
   /// Contribution of every term to cell (i, j, k).
   double predict(std::size_t i, std::size_t j, std::size_t k) const;
+  /// Contribution of every term to observation o of the cells last bound (bind()).
+  double predict_bound(std::size_t o) const;
+  /// Caches every term's table entry and covariate for each cell of `obs` (the sweeps of one fit
+  /// visit the same cells hundreds of times; recomputing the keys was most of predict-check's CPU).
+  void bind(const std::vector<TensorObservation>& obs);
   /// One backfitting sweep. `residual[o]` must be obs[o].y minus everything fitted (these terms
-  /// included) on entry and is kept so on exit.
+  /// included) on entry and is kept so on exit. Binds `obs` first unless it is the bound list.
   void sweep(const std::vector<TensorObservation>& obs, std::vector<double>& residual);
   /// Ridge penalty sum lambda * entry^2 over all tables.
   double penalty() const;
@@ -67,6 +73,14 @@ class AdditiveTerms {
   const TensorLayout& layout_;
   std::vector<TermSpec> terms_;
   std::vector<std::vector<double>> tables_;  // per term
+  // bind(): per term, per observation, its table entry and covariate; den_ = sum of covariate^2
+  // per table entry (fixed for the bound cells).
+  const std::vector<TensorObservation>* bound_ = nullptr;
+  std::size_t bound_size_ = 0;
+  std::vector<std::vector<std::uint32_t>> bound_key_;
+  std::vector<std::vector<double>> bound_x_;
+  std::vector<char> unit_x_;  // per term: its covariate is 1 for every cell (not a slope)
+  std::vector<std::vector<double>> den_;
 };
 
 }  // namespace hetsim::detail

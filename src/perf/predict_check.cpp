@@ -27,6 +27,16 @@ ErrorStats error_stats(std::vector<double> ape) {
   return s;
 }
 
+std::pair<double, double> median_bounds(std::vector<double> seen, std::size_t rest) {
+  std::sort(seen.begin(), seen.end());
+  const std::size_t total = seen.size() + rest;
+  const std::size_t r = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(0.5 * static_cast<double>(total))));
+  const double inf = std::numeric_limits<double>::infinity();
+  const double lo = r > rest ? seen[r - rest - 1] : -inf;
+  const double hi = r <= seen.size() ? seen[r - 1] : inf;
+  return {lo, hi};
+}
+
 namespace {
 std::vector<std::size_t> active_order(const ProfileTensor& truth, std::size_t job, std::size_t budget,
                                       const std::vector<int>& covered);
@@ -229,6 +239,7 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
       e_2d.push_back(100.0 * std::abs(m2[n] - v) / v);
     }
   }
+  row.trials = trials;
   row.known = trials > 0 ? static_cast<std::size_t>(std::lround(static_cast<double>(known_total) / trials)) : 0;
   row.cf = error_stats(std::move(e_cf));
   row.linear = error_stats(std::move(e_lin));

@@ -9,6 +9,8 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <optional>
+#include <utility>
 
 #include "hetsim/perf/predict_check.hpp"
 
@@ -67,6 +69,11 @@ bool has_dense_jobs(const ProfileTensor& known) {
 // the cross-validation uses 4 job-type folds instead of 8 and caps the form's sweeps at 100: it only
 // ranks two methods, and at full effort it cost minutes of CPU per check (issue 15).
 constexpr std::size_t kLargeKnownCells = 2000;
+// When every job type is new on a table with more than kAllNewLargeCells known cells (Sia's: 1,391
+// at 10% profiled; Heet's and Gavel's tables hold at most 246 measured cells), the interaction
+// tables' ridge weight is multiplied by kAllNewLargeTableShrink (predict_throughputs()).
+constexpr std::size_t kAllNewLargeCells = 1000;
+constexpr double kAllNewLargeTableShrink = 4.0;
 
 // The folds: for each, the cells kept for training (the rest of the known cells are scored).
 // `job_folds`: at most this many job-type folds in the online setting.
@@ -120,6 +127,20 @@ std::vector<std::vector<char>> cv_folds(const ProfileTensor& known, std::uint64_
   return folds;
 }
 
+// The method whose median is the lower whatever errors the `rest` cells still to score have
+// (nullopt while that is open), by choose_method()'s rule (form+cf only if its median is lower by
+// more than 1e-12). Stopping the folds then gives the same choice for less CPU: exact, not a
+// heuristic (Sia's table: the folds were most of a trial's CPU).
+std::optional<Method> median_decided(const std::vector<double>& err_cf, const std::vector<double>& err_form_cf,
+                                     std::size_t rest) {
+  if (err_cf.empty() || err_form_cf.empty()) return std::nullopt;
+  const auto [cf_lo, cf_hi] = median_bounds(err_cf, rest);
+  const auto [fc_lo, fc_hi] = median_bounds(err_form_cf, rest);
+  if (fc_hi < cf_lo - 1e-12) return Method::form_cf;
+  if (!(fc_lo < cf_hi - 1e-12)) return Method::cf;
+  return std::nullopt;
+}
+
 Method choose_method(const ProfileTensor& known, const PredictorOptions& options) {
   const bool large = known.measured_count() > kLargeKnownCells;
   const std::vector<std::vector<char>> folds = cv_folds(known, options.completion.seed, large ? 4 : 8);
@@ -138,7 +159,17 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
   PhysicalFitOptions form = options.form;
   if (large) form.max_sweeps = std::min(form.max_sweeps, 100);
   std::array<std::vector<double>, 3> err;
+  // Cells each fold scores, so that the folds still to run can be bounded (median_decided()).
+  std::vector<std::size_t> scored(folds.size(), 0);
+  for (std::size_t f = 0; f < folds.size(); ++f)
+    for (std::size_t n = 0; n < known.size(); ++n) scored[f] += known.measured(n) && !folds[f][n];
+  std::size_t remaining = 0;
+  for (std::size_t c : scored) remaining += c;
   for (std::size_t f = 0; f < folds.size(); ++f) {
+    if (const auto decided = median_decided(err[static_cast<std::size_t>(Method::cf)],
+                                            err[static_cast<std::size_t>(Method::form_cf)], remaining))
+      return *decided;
+    remaining -= scored[f];
     ProfileTensor train = known;
     for (std::size_t n = 0; n < known.size(); ++n)
       if (!folds[f][n]) train.values[n] = std::nan("");
@@ -164,6 +195,14 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
 }  // namespace
 
 CompletionResult predict_throughputs(const ProfileTensor& known, const PredictorOptions& options) {
+  if (options.physical && options.all_new && known.measured_count() > kAllNewLargeCells) {
+    // Every job type new on a large table (Sia's): the job types' own tables rest on a few
+    // extreme cells each (the active rule's one GPU and largest placements), so they are shrunk
+    // 4x harder. A rule, not a CV choice: random-cell folds did not pick it (docs/models.md).
+    CompletionOptions sparse = options.completion;
+    sparse.table_lambda *= kAllNewLargeTableShrink;
+    return complete_tensor(known, sparse);
+  }
   CompletionResult cf = complete_tensor(known, options.completion);
   if (!options.physical || options.all_new) return cf;
   const Method m = choose_method(known, options);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsim/perf/profile_tensor.hpp"
@@ -22,6 +23,7 @@ struct ErrorStats {
 struct PredictCheckRow {
   double fraction = 0.0;     ///< share of each job type's measured cells kept as "profiled"
   std::size_t known = 0;     ///< profiled cells per trial (mean, rounded)
+  int trials = 0;            ///< trials run (new_job: min(trials asked, job types))
   ErrorStats cf;             ///< 3-D collaborative filtering (complete_tensor)
   ErrorStats linear;         ///< per-type linear scaling baseline
   ErrorStats matrix2d;       ///< 2-D matrix completion baseline
@@ -55,10 +57,13 @@ enum class ProfilingSampling {
 std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget);
 
 /// The same with the coverage of the job types profiled before (`covered`: per (GPU type,
-/// configuration), index j * K + k, how many job types profiled it; empty = ignore): after the
-/// first cell, the cells nobody covers come first (in the order above), so that when every job
-/// type is new each communication cost is still measured by some job type. choose_profiled()
-/// with ProfilingSampling::active goes through the job types in order and uses this.
+/// configuration), index j * K + k, how many job types profiled it; empty = ignore). Two changes:
+/// in step 6, among configurations at the same distance with an equal GPU count (Sia's placements
+/// `4`, `22`, `1111`; Heet's and Gavel's tables have one per count) the one the fewest job types
+/// profiled comes first (then tensor order); and after the first cell, the cells nobody covers
+/// come first (in the resulting order), so that when every job type is new each communication
+/// cost is still measured by some job type. choose_profiled() with ProfilingSampling::active goes
+/// through the job types in order and uses this.
 std::vector<std::size_t> active_profiling_cells(const ProfileTensor& truth, std::size_t job, std::size_t budget,
                                                 const std::vector<int>& covered);
 
@@ -96,5 +101,11 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
 
 /// Median / p90 of absolute percentage errors (in %); zeros for an empty list.
 ErrorStats error_stats(std::vector<double> ape_pct);
+
+/// Bounds on error_stats()'s median of `seen` plus `rest` values not known yet: the final
+/// nearest-rank median (the r-th smallest of n + rest, r = ceil((n + rest) / 2)) lies between the
+/// (r - rest)-th and the r-th smallest of the n seen; -inf / +inf where the seen ones do not reach.
+/// The predictor's cross-validation stops its folds once these decide its choice.
+std::pair<double, double> median_bounds(std::vector<double> seen, std::size_t rest);
 
 }  // namespace hetsim
