@@ -254,34 +254,3 @@ TEST_CASE("Median bounds bracket the nearest-rank median of every completion") {
   CHECK(hi3 == 3);
   CHECK(std::isinf(median_bounds({3, 1, 2}, 4).second));
 }
-
-TEST_CASE("All-new on a large table shrinks the interaction tables 4x") {
-  // 30 job types x 4 GPU types x 10 configurations, 1,200 cells, 1,140 known (> 1,000): with every
-  // job type new the predictor is the CF with table_lambda x 4; with 900 known it is the plain CF.
-  auto make = [](std::size_t known_per_job) {
-    ProfileTensor t = empty_tensor(30, 4, 10);
-    std::mt19937_64 rng(11);
-    for (std::size_t n = 0; n < t.size(); ++n) {
-      const std::size_t i = n / 40, k = n % 10;
-      t.values[n] = (1.0 + static_cast<double>(i)) * (0.5 + u01(rng)) * std::pow(static_cast<double>(k + 1), 0.7);
-      if (n % 40 >= known_per_job) t.values[n] = std::nan("");
-    }
-    return t;
-  };
-  CompletionOptions o;
-  o.rank = 0;
-  o.pair_rank = 0;
-  CompletionOptions shrunk = o;
-  shrunk.table_lambda = 4 * o.table_lambda;
-  const PredictorOptions all_new{o, {}, true, true};
-  const ProfileTensor large = make(38);
-  REQUIRE(large.measured_count() == 1140);
-  const std::vector<double> got = predict_throughputs(large, all_new).values;
-  CHECK(got == complete_tensor(large, shrunk).values);
-  CHECK(got != complete_tensor(large, o).values);
-  const ProfileTensor small = make(30);
-  REQUIRE(small.measured_count() == 900);
-  CHECK(predict_throughputs(small, all_new).values == complete_tensor(small, o).values);
-  // Without the physical form (the predictor before issue 15) the rule does not apply.
-  CHECK(predict_throughputs(large, PredictorOptions{o, {}, false, true}).values == complete_tensor(large, o).values);
-}

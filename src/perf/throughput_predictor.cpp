@@ -69,11 +69,6 @@ bool has_dense_jobs(const ProfileTensor& known) {
 // the cross-validation uses 4 job-type folds instead of 8 and caps the form's sweeps at 100: it only
 // ranks two methods, and at full effort it cost minutes of CPU per check (issue 15).
 constexpr std::size_t kLargeKnownCells = 2000;
-// When every job type is new on a table with more than kAllNewLargeCells known cells (Sia's: 1,391
-// at 10% profiled; Heet's and Gavel's tables hold at most 246 measured cells), the interaction
-// tables' ridge weight is multiplied by kAllNewLargeTableShrink (predict_throughputs()).
-constexpr std::size_t kAllNewLargeCells = 1000;
-constexpr double kAllNewLargeTableShrink = 4.0;
 
 // The folds: for each, the cells kept for training (the rest of the known cells are scored).
 // `job_folds`: at most this many job-type folds in the online setting.
@@ -195,14 +190,6 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
 }  // namespace
 
 CompletionResult predict_throughputs(const ProfileTensor& known, const PredictorOptions& options) {
-  if (options.physical && options.all_new && known.measured_count() > kAllNewLargeCells) {
-    // Every job type new on a large table (Sia's): the job types' own tables rest on a few
-    // extreme cells each (the active rule's one GPU and largest placements), so they are shrunk
-    // 4x harder. A rule, not a CV choice: random-cell folds did not pick it (docs/models.md).
-    CompletionOptions sparse = options.completion;
-    sparse.table_lambda *= kAllNewLargeTableShrink;
-    return complete_tensor(known, sparse);
-  }
   CompletionResult cf = complete_tensor(known, options.completion);
   if (!options.physical || options.all_new) return cf;
   const Method m = choose_method(known, options);
