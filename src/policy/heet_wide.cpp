@@ -88,17 +88,23 @@ double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId t
 static bool admission_steady(const PolicyView& ctx, const std::vector<std::pair<std::pair<double, JobIndex>, int>>& claims,
                              const std::vector<std::pair<double, JobIndex>>& candidates,
                              const std::vector<std::pair<double, JobIndex>>& admitted, int total) {
+  // One pass: each waiting narrow claim counts against the first admitted job after it (admitted
+  // is sorted), so a prefix sum gives every admitted job the waiting GPUs before it.
   long running_gpus = 0;
-  for (const auto& [key, gpus] : claims)
-    if (ctx.job(key.second).status == JobStatus::Running) running_gpus += gpus;
-  for (const auto& w : admitted) {
-    if (ctx.job(w.second).status != JobStatus::Running) return false;
-    long used = running_gpus;
-    for (const auto& [key, gpus] : claims)
-      if (ctx.job(key.second).status != JobStatus::Running && key < w &&
-          !std::binary_search(candidates.begin(), candidates.end(), key))
-        used += gpus;
-    if (used > total) return false;
+  std::vector<long> waiting_before(admitted.size() + 1, 0);
+  for (const auto& [key, gpus] : claims) {
+    if (ctx.job(key.second).status == JobStatus::Running) {
+      running_gpus += gpus;
+    } else if (!std::binary_search(candidates.begin(), candidates.end(), key)) {
+      const auto at = std::upper_bound(admitted.begin(), admitted.end(), key) - admitted.begin();
+      waiting_before[static_cast<std::size_t>(at)] += gpus;
+    }
+  }
+  long waiting = 0;
+  for (std::size_t k = 0; k < admitted.size(); ++k) {
+    waiting += waiting_before[k];
+    if (ctx.job(admitted[k].second).status != JobStatus::Running) return false;
+    if (running_gpus + waiting > total) return false;
   }
   return true;
 }
