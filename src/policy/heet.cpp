@@ -28,14 +28,20 @@ namespace {
 
 class HeetPolicy final : public SchedulingPolicy {
  public:
-  HeetPolicy(double round_s, double restart_s, bool every_round)
-      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round) {}
+  HeetPolicy(double round_s, double restart_s, bool every_round, bool round_skip)
+      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round), round_skip_(round_skip) {}
   std::string name() const override { return "heet"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
   std::optional<double> round_s() const override { return round_s_; }
   std::optional<double> restart_overhead_s() const override { return restart_s_; }
 
   Decision schedule(const PolicyView& ctx) override {
+    // A steady round: the last pass's plan changed nothing (the mechanism reports every start,
+    // stop, resize, arrival and completion in changed(), and every job it planned runs), so only
+    // running jobs progressed since, and heet_plan proved its plan comes back; an empty decision
+    // keeps every allocation, as that plan would (issue 19: rounds that cost what changes).
+    if (steady_ && ctx.changed().empty() && ctx.running().size() == steady_allocations_) return {};
+    steady_ = false;
     const Cluster& cluster = ctx.cluster();
     std::vector<JobIndex> active;
     active.reserve(ctx.running().size() + ctx.pending().size());
@@ -52,7 +58,8 @@ class HeetPolicy final : public SchedulingPolicy {
     // Wide jobs first: they take whole hosts, the rest of the cluster is planned as the prototype does.
     std::vector<char> taken(static_cast<std::size_t>(cluster.total_gpus()), 0);
     std::vector<JobIndex> narrow;
-    const std::vector<WidePlacement> wide = wide_.place(ctx, active, table, taken, narrow);
+    bool wide_steady = false;
+    const std::vector<WidePlacement> wide = wide_.place(ctx, active, table, taken, narrow, &wide_steady);
 
     std::vector<HeetHost> hosts;
     for (const Node& n : cluster.nodes()) {
@@ -63,7 +70,8 @@ class HeetPolicy final : public SchedulingPolicy {
     std::vector<HeetJob> jobs;
     jobs.reserve(narrow.size());
     for (JobIndex j : narrow) jobs.push_back(heet_job(ctx, j));
-    const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs);
+    bool plan_steady = false;
+    const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs, nullptr, &plan_steady);
     for (HeetJob& hj : jobs) rates_[static_cast<std::size_t>(hj.job)] = std::move(hj.rate);  // kept for next round
     const std::vector<std::vector<GpuId>> gpus = exact_gpus(ctx, plan, taken);
 
@@ -82,6 +90,8 @@ class HeetPolicy final : public SchedulingPolicy {
     // plan afresh, so a job that keeps its GPUs restarts too (and pays restart_s).
     for (JobIndex j : ctx.running())
       if (every_round_ || !planned[static_cast<std::size_t>(j)]) d.preempt.push_back(j);
+    steady_ = round_skip_ && plan_steady && wide_steady && !every_round_;
+    steady_allocations_ = d.allocate.size();
     return d;
   }
 
@@ -148,6 +158,9 @@ class HeetPolicy final : public SchedulingPolicy {
   double round_s_;
   double restart_s_;
   bool every_round_;
+  bool round_skip_;
+  bool steady_ = false;                  // the last full pass's plan provably comes back (heet_plan)
+  std::size_t steady_allocations_ = 0;   // jobs that pass allocated: all run iff nothing was refused
   HeetWidePlacer wide_;
   std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
 };
@@ -164,7 +177,9 @@ void register_heet(PolicyRegistry& registry) {
        {"restart_s", "30", "seconds without progress at every start, resize or move when the run gives no "
                            "--restart-overhead (the Pollux simulator's per-reallocation cost); 0 = free"},
        {"restart", "resize", "'resize' = a job restarts when its GPUs change; 'every-round' = every running job "
-                             "restarts every round (the prototype's control plane)"}},
+                             "restarts every round (the prototype's control plane)"},
+       {"round_skip", "true", "'true' = a round where only running jobs progressed since a plan proved steady "
+                              "keeps every allocation without planning (same decisions); 'false' = plan every round"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         // As --interval: rounds under a millisecond would take billions of rounds.
         const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
@@ -172,7 +187,10 @@ void register_heet(PolicyRegistry& registry) {
         const std::string& mode = param_string(p, "restart");
         if (mode != "resize" && mode != "every-round")
           throw InputError("", 0, "--param restart", fmt::format("expected resize or every-round, got '{}'", mode));
-        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round");
+        const std::string& skip = param_string(p, "round_skip");
+        if (skip != "true" && skip != "false")
+          throw InputError("", 0, "--param round_skip", fmt::format("expected true or false, got '{}'", skip));
+        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true");
       },
       nullptr});
 }

@@ -28,10 +28,10 @@ constexpr std::size_t kMaxTypes = 4;  // 6 nodes: 409 simple cycles; more types 
 // One round's exchange graph: node k < types = the k-th type with slots, U = types, F = types + 1.
 class ExchangeGraph {
  public:
-  ExchangeGraph(const std::vector<std::vector<double>>& cost, std::vector<std::size_t> type_of_node,
+  ExchangeGraph(const std::vector<double>& cost, std::size_t width, std::vector<std::size_t> type_of_node,
                 std::vector<int> cap, bool unassign)
-      : cost_(cost), type_(std::move(type_of_node)), cap_(std::move(cap)), unassign_(unassign),
-        nodes_(type_.size() + 2), load_(type_.size(), 0), node_of_(cost.size(), type_.size()) {}
+      : cost_(cost), width_(width), type_(std::move(type_of_node)), cap_(std::move(cap)), unassign_(unassign),
+        nodes_(type_.size() + 2), load_(type_.size(), 0), node_of_(cost.size() / width, type_.size()) {}
 
   std::size_t u() const { return type_.size(); }
   std::size_t f() const { return type_.size() + 1; }
@@ -40,7 +40,36 @@ class ExchangeGraph {
     node_of_[j] = node;
     if (node < u()) ++load_[node];
   }
-  double cost_at(std::size_t j, std::size_t node) const { return node < u() ? cost_[j][type_[node]] : 0.0; }
+  void move(std::size_t j, std::size_t node) {
+    if (node_of_[j] < u()) --load_[node_of_[j]];
+    put(j, node);
+  }
+  // Breadth-first over the types: j takes a type where its weight is finite, each type on the path
+  // handing its lowest-indexed job with a finite weight on the next type, until one has room.
+  bool augment(std::size_t j) {
+    const std::size_t none = u();
+    std::vector<std::size_t> parent(u(), none), mover(u(), 0), queue;
+    std::vector<char> seen(u(), 0);
+    for (std::size_t k = 0; k < u(); ++k)
+      if (std::isfinite(cost_at(j, k))) seen[k] = 1, mover[k] = j, queue.push_back(k);
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const std::size_t k = queue[q];
+      if (slack(k) > 0) {
+        for (std::size_t at = k; at != none; at = parent[at]) move(mover[at], at);
+        return true;
+      }
+      for (std::size_t b = 0; b < u(); ++b) {
+        if (seen[b]) continue;
+        for (std::size_t i = 0; i < node_of_.size(); ++i)
+          if (node_of_[i] == k && std::isfinite(cost_at(i, b))) {
+            seen[b] = 1, parent[b] = k, mover[b] = i, queue.push_back(b);
+            break;
+          }
+      }
+    }
+    return false;
+  }
+  double cost_at(std::size_t j, std::size_t node) const { return node < u() ? cost_[j * width_ + type_[node]] : 0.0; }
   std::size_t node_of(std::size_t j) const { return node_of_[j]; }
 
   // best_[a][b]: cheapest move of one job from node a to node b, and which job (lowest index on ties).
@@ -114,7 +143,8 @@ class ExchangeGraph {
     }
   }
 
-  const std::vector<std::vector<double>>& cost_;
+  const std::vector<double>& cost_;  // [job * width_ + type]
+  std::size_t width_;
   std::vector<std::size_t> type_;
   std::vector<int> cap_;
   bool unassign_;
@@ -129,62 +159,79 @@ class ExchangeGraph {
 
 bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type,
                                const std::vector<GpuTypeId>& start, std::vector<GpuTypeId>& type) {
-  const std::size_t jobs = cost.size();
+  std::size_t width = 0;
+  for (const auto& row : cost) width = std::max(width, row.size());
+  // A type beyond a short row is NaN, which declines as the ragged table did.
+  std::vector<double> flat(cost.size() * width, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t j = 0; j < cost.size(); ++j) std::copy(cost[j].begin(), cost[j].end(), flat.begin() + static_cast<std::ptrdiff_t>(j * width));
+  return heet_match_types_exchange(flat, width, slot_type, start, type);
+}
+
+bool heet_match_types_exchange(const std::vector<double>& cost, std::size_t width, const std::vector<int>& slot_type,
+                               const std::vector<GpuTypeId>& start, std::vector<GpuTypeId>& type) {
+  if (width == 0 || cost.size() % width != 0) return false;
+  const std::size_t jobs = cost.size() / width;
   std::vector<int> cap_of_type;
   for (int t : slot_type) {
-    if (t < 0) return false;
+    if (t < 0 || static_cast<std::size_t>(t) >= width) return false;
     cap_of_type.resize(std::max(cap_of_type.size(), static_cast<std::size_t>(t) + 1), 0);
     ++cap_of_type[static_cast<std::size_t>(t)];
   }
+  // A type where every job's weight is infinite takes only missing edges: the search fills its
+  // slots with stand-in weights, all reported unmatched, so the graph leaves it out (below).
   std::vector<std::size_t> type_of_node;
   std::vector<int> cap, node_of_type(cap_of_type.size(), -1);
-  for (std::size_t t = 0; t < cap_of_type.size(); ++t)
-    if (cap_of_type[t] > 0) {
+  for (std::size_t t = 0; t < cap_of_type.size(); ++t) {
+    bool any_finite = false;
+    for (std::size_t j = 0; j < jobs && !any_finite; ++j) any_finite = std::isfinite(cost[j * width + t]);
+    if (cap_of_type[t] > 0 && any_finite) {
       node_of_type[t] = static_cast<int>(type_of_node.size());
       type_of_node.push_back(t);
       cap.push_back(cap_of_type[t]);
     }
+  }
   if (jobs == 0 || type_of_node.empty() || type_of_node.size() > kMaxTypes) return false;
   // An infinite weight is a missing edge: no move uses it (c - here = inf is never a cheapest
-  // edge). The search's stand-in weight for it exceeds any matching of real edges, so when this
-  // solver's answer uses none, every answer that uses one costs far more: no tie.
+  // edge). The search's stand-in weight for it exceeds any matching of real edges, so it matches
+  // as many jobs by real edges as possible (the start below does too) and among those the
+  // cheapest: this solver's optimum over real edges.
   double scale = 0.0;
   bool missing = false;
-  for (const auto& row : cost)
-    for (std::size_t t : type_of_node) {
-      if (t >= row.size() || std::isnan(row[t])) return false;
-      if (std::isinf(row[t])) {
-        if (row[t] < 0.0) return false;
+  for (std::size_t j = 0; j < jobs; ++j)
+    for (std::size_t t = 0; t < cap_of_type.size(); ++t) {
+      if (cap_of_type[t] == 0) continue;
+      const double c = cost[j * width + t];
+      if (std::isnan(c)) return false;
+      if (std::isinf(c)) {
+        if (c < 0.0) return false;
         missing = true;
         continue;
       }
-      scale = std::max(scale, std::abs(row[t]));
+      scale = std::max(scale, std::abs(c));
     }
-  const std::size_t slots = slot_type.size();
-  ExchangeGraph g(cost, type_of_node, cap, jobs > slots);
-  // Start: jobs stay on their type while it has room, the rest take the cheapest type with room
-  // (or wait when every slot is taken).
+  // Jobs may wait (node U) whenever some do: exchanges through U keep the number matched.
+  ExchangeGraph g(cost, width, type_of_node, cap, true);
+  // Start: jobs stay on their type while it has room and their weight there is finite; the rest
+  // take the cheapest type with room where their weight is finite, else an augmenting path makes
+  // room (Kuhn 1955: each job tried once gives a maximum matching of finite edges).
   std::vector<std::size_t> rest;
-  std::vector<int> load(cap.size(), 0);
   for (std::size_t j = 0; j < jobs; ++j) {
     const GpuTypeId t = j < start.size() ? start[j] : -1;
     const int k = t >= 0 && static_cast<std::size_t>(t) < node_of_type.size() ? node_of_type[static_cast<std::size_t>(t)] : -1;
-    if (k >= 0 && load[static_cast<std::size_t>(k)] < cap[static_cast<std::size_t>(k)]) {
-      ++load[static_cast<std::size_t>(k)];
-      g.put(j, static_cast<std::size_t>(k));
-    } else {
+    if (k >= 0 && g.slack(static_cast<std::size_t>(k)) > 0 && std::isfinite(g.cost_at(j, static_cast<std::size_t>(k))))
+      g.move(j, static_cast<std::size_t>(k));
+    else
       rest.push_back(j);
-    }
   }
   for (std::size_t j : rest) {
     std::size_t pick = g.u();
     for (std::size_t k = 0; k < cap.size(); ++k)
-      if (load[k] < cap[k] && (pick == g.u() || cost[j][type_of_node[k]] < cost[j][type_of_node[pick]])) pick = k;
-    if (pick < g.u()) ++load[pick];
-    g.put(j, pick);
+      if (g.slack(k) > 0 && std::isfinite(g.cost_at(j, k)) && (pick == g.u() || g.cost_at(j, k) < g.cost_at(j, pick))) pick = k;
+    if (pick < g.u()) g.move(j, pick);
+    if (pick == g.u()) g.augment(j);
   }
-  for (std::size_t j = 0; j < jobs; ++j)  // started on a missing edge: only the search knows
-    if (g.node_of(j) < g.u() && !std::isfinite(g.cost_at(j, g.node_of(j)))) return false;
+  // The start now matches as many jobs by real edges as can be (each job tried once, no augmenting
+  // path is left: Berge 1957); the cycles below keep that number.
   // The search is optimal up to rounding of a few ulps per step over its O(jobs^2) steps, on
   // weights up to jobs x the largest when a stand-in weight is present; the margin stays well
   // above that.

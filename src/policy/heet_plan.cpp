@@ -26,9 +26,15 @@ double weight_on(const HeetJob& job, std::size_t type, int s) {
 // ties to the lower index, as heet_match_types takes them (only which jobs matters, so an O(jobs)
 // selection replaces its partial sort). Several types: the exchange solver where its answer is
 // provably the search's (from where the jobs run now), else the search.
+// `stable`: whether the same answer provably comes back while only running jobs progress (their
+// weights only fall, waiting jobs' stay; heet_plan's `steady`): the one-type selection (exact
+// comparisons, ties to the lower index), or the exchange solver's answer when at most one type
+// has a finite weight (then every cycle is a waiting job against a matched one: its cost only
+// grows, while the margin, from the largest weight, can only shrink).
 std::vector<GpuTypeId> match_slot_types(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
-                                        const std::vector<int>& slot_type, std::size_t types, int s) {
+                                        const std::vector<int>& slot_type, std::size_t types, int s, bool& stable) {
   std::vector<GpuTypeId> type(jobs.size(), -1);
+  stable = false;
   if (slot_type.empty()) return type;
   const bool one_type = std::all_of(slot_type.begin(), slot_type.end(), [&](int t) { return t == slot_type.front(); });
   if (one_type) {
@@ -41,17 +47,32 @@ std::vector<GpuTypeId> match_slot_types(const std::vector<HeetHost>& hosts, cons
     if (take > 0 && take < order.size())
       std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take) - 1, order.end());
     for (std::size_t k = 0; k < take; ++k) type[order[k].second] = static_cast<GpuTypeId>(t);
+    stable = true;
     return type;
   }
-  std::vector<std::vector<double>> cost(jobs.size(), std::vector<double>(types, kInf));
+  std::vector<double> cost(jobs.size() * types, kInf);  // flat: one allocation per round
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t t = 0; t < types; ++t) cost[j][t] = weight_on(jobs[j], t, s);
+    for (std::size_t t = 0; t < types; ++t) cost[j * types + t] = weight_on(jobs[j], t, s);
   std::vector<GpuTypeId> start(jobs.size(), -1);
   for (std::size_t j = 0; j < jobs.size(); ++j)
     if (jobs[j].current_host >= 0 && static_cast<std::size_t>(jobs[j].current_host) < hosts.size())
       start[j] = hosts[static_cast<std::size_t>(jobs[j].current_host)].type;
-  if (!heet_match_types_exchange(cost, slot_type, start, type)) type = heet_match_types(cost, slot_type);
-  return type;
+  if (heet_match_types_exchange(cost, types, slot_type, start, type)) {
+    std::vector<char> has_slots(types, 0);
+    for (int t : slot_type) has_slots[static_cast<std::size_t>(t)] = 1;
+    std::size_t finite_types = 0;
+    for (std::size_t t = 0; t < types; ++t) {
+      bool finite = false;
+      for (std::size_t j = 0; j < jobs.size() && has_slots[t] && !finite; ++j) finite = std::isfinite(cost[j * types + t]);
+      finite_types += finite ? 1 : 0;
+    }
+    stable = finite_types <= 1;
+    return type;
+  }
+  std::vector<std::vector<double>> rows(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    rows[j].assign(cost.begin() + static_cast<std::ptrdiff_t>(j * types), cost.begin() + static_cast<std::ptrdiff_t>((j + 1) * types));
+  return heet_match_types(rows, slot_type);
 }
 }  // namespace
 
@@ -106,7 +127,8 @@ std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& 
 }
 
 std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
-                                      std::vector<HeetTrade>* trades) {
+                                      std::vector<HeetTrade>* trades, bool* steady) {
+  if (steady) *steady = false;
   if (jobs.empty() || hosts.empty()) return {};
   int total = 0, largest = 0;
   for (const HeetHost& h : hosts) {
@@ -127,7 +149,8 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
       slot_type.push_back(static_cast<int>(hosts[h].type));
     }
   }
-  const std::vector<GpuTypeId> type = match_slot_types(hosts, jobs, slot_type, types, s);
+  bool stable = false;
+  const std::vector<GpuTypeId> type = match_slot_types(hosts, jobs, slot_type, types, s, stable);
 
   // Slots of one type are interchangeable, so only the type of a match matters; hosts are then
   // chosen to keep running jobs where they are.
@@ -157,6 +180,9 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
     if (host[j] >= 0) gpus[j] = s;
 
   // Opportunistic trading: one GPU at a time from the job losing least to the job gaining most.
+  // Prices depend on rates only, so with the same matching the same trades (or none) follow; but a
+  // job given a GPU by a trade runs unmatched and its weight then falls too: not steady.
+  std::size_t traded = 0;
   if (s > 1) {
     while (true) {
       std::ptrdiff_t giver = -1, taker = -1;
@@ -187,12 +213,14 @@ std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const 
       --gpus[static_cast<std::size_t>(giver)];
       host[static_cast<std::size_t>(taker)] = h;
       gpus[static_cast<std::size_t>(taker)] = 1;
+      ++traded;
       if (trades)
         trades->push_back({jobs[static_cast<std::size_t>(giver)].job, jobs[static_cast<std::size_t>(taker)].job, h,
                            best_release, best_gain});
     }
   }
 
+  if (steady) *steady = stable && traded == 0;
   std::vector<HeetAssignment> out;
   for (std::size_t j = 0; j < jobs.size(); ++j)
     if (host[j] >= 0) out.push_back({jobs[j].job, host[j], gpus[j]});

@@ -5,6 +5,7 @@
 #include "heet_wide.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
@@ -79,9 +80,38 @@ double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId t
 // order (narrow ones at the round's slot size on their best type) claim GPUs until the cluster is
 // full; a wide job that comes after that waits this round. Without this, wide jobs always went
 // first and a few long ones held the cluster while every short job waited.
+// Whether the admission provably stays while only running jobs progress (their claims' weights
+// only fall, waiting jobs' stay): every admitted wide job runs, and for each one the GPUs of all
+// other running claims plus the waiting narrow claims now before it (a set that can only shrink)
+// leave room for it, so whatever order the running claims take it is admitted; a waiting wide job
+// then sees only more GPUs used before it and stays out (by induction over the claims in order).
+static bool admission_steady(const PolicyView& ctx, const std::vector<std::pair<std::pair<double, JobIndex>, int>>& claims,
+                             const std::vector<std::pair<double, JobIndex>>& candidates,
+                             const std::vector<std::pair<double, JobIndex>>& admitted, int total) {
+  // One pass: each waiting narrow claim counts against the first admitted job after it (admitted
+  // is sorted), so a prefix sum gives every admitted job the waiting GPUs before it.
+  long running_gpus = 0;
+  std::vector<long> waiting_before(admitted.size() + 1, 0);
+  for (const auto& [key, gpus] : claims) {
+    if (ctx.job(key.second).status == JobStatus::Running) {
+      running_gpus += gpus;
+    } else if (!std::binary_search(candidates.begin(), candidates.end(), key)) {
+      const auto at = std::upper_bound(admitted.begin(), admitted.end(), key) - admitted.begin();
+      waiting_before[static_cast<std::size_t>(at)] += gpus;
+    }
+  }
+  long waiting = 0;
+  for (std::size_t k = 0; k < admitted.size(); ++k) {
+    waiting += waiting_before[k];
+    if (ctx.job(admitted[k].second).status != JobStatus::Running) return false;
+    if (running_gpus + waiting > total) return false;
+  }
+  return true;
+}
+
 static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
                             const HeetWidePlacer::TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
-                            const std::vector<JobIndex>& narrow) {
+                            const std::vector<JobIndex>& narrow, bool& steady) {
   if (wide.empty()) return;
   const Cluster& cluster = ctx.cluster();
   const int s = heet_slot_size(cluster.total_gpus(), active.size(), largest);
@@ -102,6 +132,8 @@ static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& 
   // Each claim taken below either adds GPUs or is a wide job that does not fit, so at most
   // total GPUs + wide jobs claims are read before the cluster is full: only those need sorting
   // (keys are distinct by job, so the order of what is read is the full sort's).
+  std::vector<std::pair<std::pair<double, JobIndex>, int>> all_claims;
+  if (steady) all_claims = claims;  // the check below reads every claim; the sort keeps only a prefix
   const std::size_t read = std::min(claims.size(), static_cast<std::size_t>(cluster.total_gpus()) + wide.size());
   std::nth_element(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read) - 1, claims.end());
   std::sort(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read));
@@ -114,6 +146,7 @@ static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& 
     if (is_wide && used + gpus <= cluster.total_gpus()) admitted.push_back(key);
     if (!is_wide || used + gpus <= cluster.total_gpus()) used += gpus;
   }
+  if (steady) steady = admission_steady(ctx, all_claims, wide, admitted, cluster.total_gpus());
   wide = std::move(admitted);
 }
 
@@ -129,7 +162,8 @@ const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex
 
 std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
                                                  const TableOf& table, std::vector<char>& taken,
-                                                 std::vector<JobIndex>& narrow) {
+                                                 std::vector<JobIndex>& narrow, bool* steady) {
+  bool stable = true;
   const Cluster& cluster = ctx.cluster();
   const int largest = largest_host(cluster);
   const std::size_t ntypes = cluster.gpu_types().size();
@@ -151,6 +185,9 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
         const auto type = static_cast<GpuTypeId>(t);
         const double in_host = heet_weight(remaining, in_host_rate(ctx, own, *rt.spec, type, 1),
                                            in_host_rate(ctx, own, *rt.spec, type, cluster.max_gpus_per_node(type)));
+        // Progress scales both weights alike, so only rounding can flip this test, and only when
+        // the two are within a few ulps: such a job makes the round unsteady.
+        if (std::abs(in_host - best) <= 1e-9 * best) stable = false;
         if (in_host <= best) best = kInf;
       }
     }
@@ -165,7 +202,7 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
   }
   std::sort(wide.begin(), wide.end());
-  admit_by_weight(ctx, active, largest, table, wide, narrow);
+  admit_by_weight(ctx, active, largest, table, wide, narrow, stable);
   std::vector<int> free_of_type(ntypes, 0);
   for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
   std::vector<WidePlacement> out;
@@ -187,8 +224,10 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
     }
     for (GpuId g : p.gpus) taken[static_cast<std::size_t>(g)] = 1;
     free_of_type[static_cast<std::size_t>(p.type)] -= want;
+    stable = stable && keep;  // a moved or started wide job: the next pass is a full one anyway
     out.push_back(std::move(p));
   }
+  if (steady) *steady = stable && out.size() == wide.size();
   return out;
 }
 

@@ -38,7 +38,7 @@ class HeetWidePlacer {
  public:
   using TableOf = std::function<const HeetRateTable&(JobIndex)>;
   std::vector<WidePlacement> place(const PolicyView& ctx, const std::vector<JobIndex>& active, const TableOf& table,
-                                   std::vector<char>& taken, std::vector<JobIndex>& narrow);
+                                   std::vector<char>& taken, std::vector<JobIndex>& narrow, bool* steady = nullptr);
 
  private:
   // Spanning rate per type, by job (the model's rate does not change with progress for the

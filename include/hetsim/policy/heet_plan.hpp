@@ -67,9 +67,13 @@ std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& 
 /// heet_match_types' answer found in O(jobs x types) per cycle cancelled, starting from `start`
 /// (each job's type now, -1 = none; last round's answer is usually optimal again): true and `type`
 /// set when the optimum is unique by a margin far above the search's rounding, hence equal to
-/// heet_match_types'; false (fall back to it) on a tie or near tie, an infinite weight or more than
-/// 4 GPU types with slots (src/policy/heet_exchange.cpp gives the argument).
+/// heet_match_types'; false (fall back to it) on a tie or near tie, or more than 4 GPU types with
+/// slots and a finite weight (src/policy/heet_exchange.cpp gives the argument). An infinite weight
+/// is a missing edge: as in the search, as many jobs as can be are matched by finite weights.
 bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, const std::vector<int>& slot_type,
+                               const std::vector<GpuTypeId>& start, std::vector<GpuTypeId>& type);
+/// The same with the weights flat, `cost[job * types + type]` (no row allocations per round).
+bool heet_match_types_exchange(const std::vector<double>& cost, std::size_t types, const std::vector<int>& slot_type,
                                const std::vector<GpuTypeId>& start, std::vector<GpuTypeId>& type);
 
 /// The plan of one round: every job that gets GPUs, on one host each, in job order. Matching:
@@ -78,8 +82,12 @@ bool heet_match_types_exchange(const std::vector<std::vector<double>>& cost, con
 /// (ours: avoids needless moves between equivalent hosts). Trading (s > 1): while a job waits,
 /// the running job with n > 1 GPUs and the lowest release price gives one GPU on its host to the
 /// waiting job with the highest gain price on that host's type, if release <= gain; else stop.
-/// Ties go to the lower job index. `trades` (optional) receives the trades made.
+/// Ties go to the lower job index. `trades` (optional) receives the trades made. `steady`
+/// (optional) is set true when the same plan provably comes back as long as the jobs, hosts and
+/// allocations stay and only running jobs progress (remaining work only falls): the matching was
+/// the one-type selection or an exchange answer with one type of finite weight, and no trade was
+/// made (heet.cpp skips such rounds; the argument is in heet_plan.cpp).
 std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
-                                      std::vector<HeetTrade>* trades = nullptr);
+                                      std::vector<HeetTrade>* trades = nullptr, bool* steady = nullptr);
 
 }  // namespace hetsim
