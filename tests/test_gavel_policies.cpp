@@ -109,10 +109,12 @@ TEST_CASE("isolated fallback: equal share, nothing where throughput is 0") {
 }
 
 namespace {
-// The hand-solved 2 x 2 cases again, per back end and with group=true (the two jobs differ, so no
-// group has two members and the grouped LPs are the per-job ones).
-const std::vector<PolicyParams> kSolverForms = {
-    {{"solver", "glpk"}}, {{"solver", "clp"}}, {{"solver", "clp"}, {"group", "true"}}, {{"solver", "glpk"}, {"group", "true"}}};
+// The hand-solved 2 x 2 cases again, per back end, grouped (the default) and per job (the two jobs
+// differ, so no group has two members and the grouped LPs are the per-job ones).
+const std::vector<PolicyParams> kSolverForms = {{{"solver", "glpk"}, {"group", "false"}},
+                                                {{"solver", "clp"}, {"group", "false"}},
+                                                {{"solver", "clp"}, {"group", "true"}},
+                                                {{"solver", "glpk"}, {"group", "true"}}};
 
 // Three jobs with rates [1, 1] on types A and B of 1 GPU each, remaining work `rem`.
 AllocationView three_equal_jobs(std::vector<double> rem) {
@@ -140,7 +142,7 @@ AllocationResult allocate_all(const std::string& policy, const AllocationView& v
 
 TEST_CASE("solver=clp and group=true: the hand-solved optima of every Gavel LP policy") {
   for (const PolicyParams& form : kSolverForms) {
-    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    INFO("solver " << form.at("solver") << ", group=" << form.at("group"));
     PolicyParams maxmin = form;
     maxmin["fill_spare"] = "false";
     check_matrix(allocate("gavel-maxmin", two_by_two({4, 1}, {2, 1}), maxmin), {{0.5, 0.5}, {0.5, 0.5}});
@@ -173,12 +175,42 @@ TEST_CASE("gavel-makespan group=true: one group, split when it can be, per-job L
   }
 }
 
+TEST_CASE("default group=true: identical jobs get identical allocations in every Gavel LP policy") {
+  // Three identical jobs (rate 1 on A and on B, one GPU of each, remaining work 100). Every policy's
+  // optimum uses both GPUs whole (throughput: sum 2 under y_A, y_B <= 1; max-min, ftf, makespan: each
+  // job 2/3 of a round), so the grouped LP has y_A = y_B = 1 and each member gets 1/3 of A and 1/3
+  // of B: the symmetric optimum Gavel's interior-point solver (ECOS) returns (docs/policies.md).
+  for (const char* policy : {"gavel-maxmin", "gavel-throughput", "gavel-ftf", "gavel-makespan"}) {
+    INFO(policy);
+    AllocationResult r = allocate_all(policy, three_equal_jobs({100, 100, 100}), {});
+    for (const auto& row : r.x) {
+      CHECK(row[0] == Approx(1.0 / 3.0).margin(1e-3));
+      CHECK(row[1] == Approx(1.0 / 3.0).margin(1e-3));
+    }
+  }
+  // group=false (with break_ties=none, one LP) keeps the per-job LP: the optimum is a simplex vertex of
+  // {x_iA + x_iB <= 1, sum_i x_iA <= 1, sum_i x_iB <= 1} with every GPU used, so every share is 0 or
+  // 1 (the constraint matrix is totally unimodular): two jobs get a whole GPU, the third nothing.
+  AllocationResult vertex = allocate_all("gavel-throughput", three_equal_jobs({100, 100, 100}),
+                                         {{"group", "false"}, {"break_ties", "none"}});
+  double total = 0;
+  int whole = 0;
+  for (const auto& row : vertex.x)
+    for (double share : row) {
+      CHECK((share == Approx(0.0).margin(1e-9) || share == Approx(1.0).margin(1e-9)));
+      total += share;
+      whole += share > 0.5 ? 1 : 0;
+    }
+  CHECK(total == Approx(2.0));
+  CHECK(whole == 2);
+}
+
 TEST_CASE("gavel-ftf group=true: three equal jobs keep rho* = 1 and get 2/3 of a round each") {
   // Isolated share 1/3 of A and of B: 2/3 step/s, D = 100 / (2/3) = 150, age 0, so rho = 150^-1 *
   // 100 / r: rho* = 1 at r = 2/3 for every job (all GPUs busy), which the bisection finds within
   // its tolerance (1e-3) from both forms.
   for (const PolicyParams& form : kSolverForms) {
-    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    INFO("solver " << form.at("solver") << ", group=" << form.at("group"));
     AllocationResult r = allocate_all("gavel-ftf", three_equal_jobs({100, 100, 100}), form);
     for (const auto& row : r.x) CHECK(row[0] + row[1] == Approx(2.0 / 3.0).margin(1e-3));
   }
