@@ -2,6 +2,8 @@
 // formulations). Types A and B have 1 GPU each; all jobs use 1 GPU and weight 1.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "hetsim/policy/registry.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -95,6 +97,47 @@ TEST_CASE("sia: search limits are parameters, checked, and a root-only search st
   for (PolicyParams bad : {PolicyParams{{"mip_node_limit", "0"}}, PolicyParams{{"mip_node_limit", "2.5"}},
                            PolicyParams{{"mip_time_limit_s", "0"}}, PolicyParams{{"mip_time_limit_s", "-1"}}})
     CHECK_THROWS_AS(registry.make_allocation("sia", bad, 0), InputError);
+}
+
+TEST_CASE("sia group=true: identical jobs share one integer variable, same optimum as per job (by hand)") {
+  // A has 2 GPUs, B 1. Jobs 0-2 identical, rates [4, 1]: A = 4^-0.5 = 0.5 on A, 1 on B; with
+  // lambda_n 1.1 their costs are -0.6 (A) and -0.1 (B). Job 3 runs on A only (rate 2, its own
+  // slowest: speed-up 1, cost -0.1). Minimum: two of jobs 0-2 on A (-1.2) and the third on B
+  // (-0.1): -1.3; job 3 on A instead of one of them gives -0.7 - 0.1 = -0.8 at best. Grouped, the
+  // ILP has y_A = 2, y_B = 1 for the group, split in job order: jobs 0 and 1 on A, job 2 on B.
+  AllocationView v;
+  v.type_names = {"a", "b"};
+  v.gpus_per_type = {2, 1};
+  for (JobIndex i = 0; i < 4; ++i) {
+    AllocationJob j;
+    j.job = i;
+    j.throughput = i < 3 ? std::vector<double>{4, 1} : std::vector<double>{2, 0};
+    j.remaining_work = 1;
+    v.jobs.push_back(j);
+  }
+  PolicyRegistry registry = make_default_registry();
+  for (const char* group : {"true", "false"}) {
+    INFO("group=" << group);
+    AllocationResult r = registry.make_allocation("sia", {{"group", group}}, 0)->allocate(v);
+    REQUIRE(r.ok);
+    REQUIRE(r.x.size() == 4);
+    double on_a = 0, on_b = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      on_a += r.x[i][0];
+      on_b += r.x[i][1];
+      CHECK(r.x[i][0] + r.x[i][1] == Approx(1.0));  // every identical job placed, none twice
+    }
+    CHECK(on_a == Approx(2.0));
+    CHECK(on_b == Approx(1.0));
+    CHECK(r.x[3][0] == Approx(0.0));
+    CHECK(r.x[3][1] == Approx(0.0));
+    if (std::string(group) == "true") {
+      CHECK(r.x[0][0] == Approx(1.0));
+      CHECK(r.x[1][0] == Approx(1.0));
+      CHECK(r.x[2][1] == Approx(1.0));
+    }
+  }
+  CHECK_THROWS_AS(registry.make_allocation("sia", {{"group", "yes"}}, 0), InputError);
 }
 
 TEST_CASE("fifo-perf: arrival order, each job on its fastest type with room") {
