@@ -75,10 +75,10 @@ for n in 1 2 3 4 5 6 7 8; do
   row "pollux, Pollux workload-$n, pollux-64" 0.3 --cluster pollux-64 --workload "$wl" --policy pollux --interval 60
 done
 # BENCH_MSR=1: the LP policies on the full 2,000-job MSR trace (issue 19: each under 10 s), with
-# --param group=true where it exists (a BEFORE_BINARY older than it fails those rows).
+# their default parameters (grouped LPs since issue 19; a BEFORE_BINARY older than that solves per job).
 if [ "${BENCH_MSR:-0}" = 1 ]; then
   msr="$data/gavel/traces/msr/seed=0/ee9e8c.trace"
-  for p in "gavel-maxmin --param group=true" "gavel-throughput --param group=true" gavel-ftf gavel-makespan; do
+  for p in gavel-maxmin gavel-throughput gavel-ftf gavel-makespan; do
     # shellcheck disable=SC2086  # $p is a policy and its parameters
     row "$p, MSR 2,000 jobs" 10 --cluster gavel-108 --trace "$msr" --throughputs "$table" --policy $p
   done

@@ -2,6 +2,8 @@
 // formulations). Types A and B have 1 GPU each; all jobs use 1 GPU and weight 1.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "hetsim/policy/registry.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -97,6 +99,47 @@ TEST_CASE("sia: search limits are parameters, checked, and a root-only search st
     CHECK_THROWS_AS(registry.make_allocation("sia", bad, 0), InputError);
 }
 
+TEST_CASE("sia group=true: identical jobs share one integer variable, same optimum as per job (by hand)") {
+  // A has 2 GPUs, B 1. Jobs 0-2 identical, rates [4, 1]: A = 4^-0.5 = 0.5 on A, 1 on B; with
+  // lambda_n 1.1 their costs are -0.6 (A) and -0.1 (B). Job 3 runs on A only (rate 2, its own
+  // slowest: speed-up 1, cost -0.1). Minimum: two of jobs 0-2 on A (-1.2) and the third on B
+  // (-0.1): -1.3; job 3 on A instead of one of them gives -0.7 - 0.1 = -0.8 at best. Grouped, the
+  // ILP has y_A = 2, y_B = 1 for the group, split in job order: jobs 0 and 1 on A, job 2 on B.
+  AllocationView v;
+  v.type_names = {"a", "b"};
+  v.gpus_per_type = {2, 1};
+  for (JobIndex i = 0; i < 4; ++i) {
+    AllocationJob j;
+    j.job = i;
+    j.throughput = i < 3 ? std::vector<double>{4, 1} : std::vector<double>{2, 0};
+    j.remaining_work = 1;
+    v.jobs.push_back(j);
+  }
+  PolicyRegistry registry = make_default_registry();
+  for (const char* group : {"true", "false"}) {
+    INFO("group=" << group);
+    AllocationResult r = registry.make_allocation("sia", {{"group", group}}, 0)->allocate(v);
+    REQUIRE(r.ok);
+    REQUIRE(r.x.size() == 4);
+    double on_a = 0, on_b = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      on_a += r.x[i][0];
+      on_b += r.x[i][1];
+      CHECK(r.x[i][0] + r.x[i][1] == Approx(1.0));  // every identical job placed, none twice
+    }
+    CHECK(on_a == Approx(2.0));
+    CHECK(on_b == Approx(1.0));
+    CHECK(r.x[3][0] == Approx(0.0));
+    CHECK(r.x[3][1] == Approx(0.0));
+    if (std::string(group) == "true") {
+      CHECK(r.x[0][0] == Approx(1.0));
+      CHECK(r.x[1][0] == Approx(1.0));
+      CHECK(r.x[2][1] == Approx(1.0));
+    }
+  }
+  CHECK_THROWS_AS(registry.make_allocation("sia", {{"group", "yes"}}, 0), InputError);
+}
+
 TEST_CASE("fifo-perf: arrival order, each job on its fastest type with room") {
   AllocationMatrix x = allocate("fifo-perf", two_by_two({4, 1}, {2, 1}));
   check_matrix(x, {{1, 0}, {0, 1}});
@@ -109,10 +152,12 @@ TEST_CASE("isolated fallback: equal share, nothing where throughput is 0") {
 }
 
 namespace {
-// The hand-solved 2 x 2 cases again, per back end and with group=true (the two jobs differ, so no
-// group has two members and the grouped LPs are the per-job ones).
-const std::vector<PolicyParams> kSolverForms = {
-    {{"solver", "glpk"}}, {{"solver", "clp"}}, {{"solver", "clp"}, {"group", "true"}}, {{"solver", "glpk"}, {"group", "true"}}};
+// The hand-solved 2 x 2 cases again, per back end, grouped (the default) and per job (the two jobs
+// differ, so no group has two members and the grouped LPs are the per-job ones).
+const std::vector<PolicyParams> kSolverForms = {{{"solver", "glpk"}, {"group", "false"}},
+                                                {{"solver", "clp"}, {"group", "false"}},
+                                                {{"solver", "clp"}, {"group", "true"}},
+                                                {{"solver", "glpk"}, {"group", "true"}}};
 
 // Three jobs with rates [1, 1] on types A and B of 1 GPU each, remaining work `rem`.
 AllocationView three_equal_jobs(std::vector<double> rem) {
@@ -140,7 +185,7 @@ AllocationResult allocate_all(const std::string& policy, const AllocationView& v
 
 TEST_CASE("solver=clp and group=true: the hand-solved optima of every Gavel LP policy") {
   for (const PolicyParams& form : kSolverForms) {
-    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    INFO("solver " << form.at("solver") << ", group=" << form.at("group"));
     PolicyParams maxmin = form;
     maxmin["fill_spare"] = "false";
     check_matrix(allocate("gavel-maxmin", two_by_two({4, 1}, {2, 1}), maxmin), {{0.5, 0.5}, {0.5, 0.5}});
@@ -173,12 +218,42 @@ TEST_CASE("gavel-makespan group=true: one group, split when it can be, per-job L
   }
 }
 
+TEST_CASE("default group=true: identical jobs get identical allocations in every Gavel LP policy") {
+  // Three identical jobs (rate 1 on A and on B, one GPU of each, remaining work 100). Every policy's
+  // optimum uses both GPUs whole (throughput: sum 2 under y_A, y_B <= 1; max-min, ftf, makespan: each
+  // job 2/3 of a round), so the grouped LP has y_A = y_B = 1 and each member gets 1/3 of A and 1/3
+  // of B: the symmetric optimum Gavel's interior-point solver (ECOS) returns (docs/policies.md).
+  for (const char* policy : {"gavel-maxmin", "gavel-throughput", "gavel-ftf", "gavel-makespan"}) {
+    INFO(policy);
+    AllocationResult r = allocate_all(policy, three_equal_jobs({100, 100, 100}), {});
+    for (const auto& row : r.x) {
+      CHECK(row[0] == Approx(1.0 / 3.0).margin(1e-3));
+      CHECK(row[1] == Approx(1.0 / 3.0).margin(1e-3));
+    }
+  }
+  // group=false (with break_ties=none, one LP) keeps the per-job LP: the optimum is a simplex vertex of
+  // {x_iA + x_iB <= 1, sum_i x_iA <= 1, sum_i x_iB <= 1} with every GPU used, so every share is 0 or
+  // 1 (the constraint matrix is totally unimodular): two jobs get a whole GPU, the third nothing.
+  AllocationResult vertex = allocate_all("gavel-throughput", three_equal_jobs({100, 100, 100}),
+                                         {{"group", "false"}, {"break_ties", "none"}});
+  double total = 0;
+  int whole = 0;
+  for (const auto& row : vertex.x)
+    for (double share : row) {
+      CHECK((share == Approx(0.0).margin(1e-9) || share == Approx(1.0).margin(1e-9)));
+      total += share;
+      whole += share > 0.5 ? 1 : 0;
+    }
+  CHECK(total == Approx(2.0));
+  CHECK(whole == 2);
+}
+
 TEST_CASE("gavel-ftf group=true: three equal jobs keep rho* = 1 and get 2/3 of a round each") {
   // Isolated share 1/3 of A and of B: 2/3 step/s, D = 100 / (2/3) = 150, age 0, so rho = 150^-1 *
   // 100 / r: rho* = 1 at r = 2/3 for every job (all GPUs busy), which the bisection finds within
   // its tolerance (1e-3) from both forms.
   for (const PolicyParams& form : kSolverForms) {
-    INFO("solver " << form.at("solver") << (form.count("group") ? ", group=true" : ""));
+    INFO("solver " << form.at("solver") << ", group=" << form.at("group"));
     AllocationResult r = allocate_all("gavel-ftf", three_equal_jobs({100, 100, 100}), form);
     for (const auto& row : r.x) CHECK(row[0] + row[1] == Approx(2.0 / 3.0).margin(1e-3));
   }

@@ -254,5 +254,7 @@ TEST_CASE("gavel-maxmin and gavel-throughput group=true: identical jobs share on
   CHECK_THROWS_WITH(make_default_registry().make_allocation("gavel-maxmin", {{"group", "true"}, {"packing", "true"}}, 0),
                     Catch::Contains("group") && Catch::Contains("packing"));
   CHECK_THROWS_WITH(make_default_registry().make_allocation("gavel-maxmin", {{"group", "yes"}}, 0),
-                    Catch::Contains("expected true or false, got 'yes'"));
+                    Catch::Contains("expected true, false or auto, got 'yes'"));
+  // group=auto (the default) is per job with packing=true, whose pairs are per job.
+  CHECK_NOTHROW(make_default_registry().make_allocation("gavel-maxmin", {{"packing", "true"}}, 0));
 }

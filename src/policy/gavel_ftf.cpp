@@ -171,10 +171,10 @@ void register_gavel_ftf(PolicyRegistry& registry) {
                   "finish-time fairness: minimise the largest rho (LP bisection), round-based time sharing",
                   "Themis (Mahajan et al., NSDI'20) as in Gavel FinishTimeFairness_Perf (OSDI'20)",
                   {{"tolerance", "0.001", "relative tolerance of the bisection on rho (0 < tolerance < 1)"},
-                   {"group", "false",
+                   {"group", "true",
                     "true: each bisection step solves an LP with one variable per group of jobs with equal rates, "
                     "scale factor and weight first (same rho and optimum; may return another optimal X, so results "
-                    "can move)"},
+                    "can move); false: the per-job LP only"},
                    lp_backend_param_info()},
                   nullptr,
                   nullptr};

@@ -81,9 +81,9 @@ class GavelMakespan final : public AllocationPolicy {
 void register_gavel_makespan(PolicyRegistry& registry) {
   PolicyInfo info{"gavel-makespan", "minimum makespan of the active jobs (LP), round-based time sharing",
                   "Gavel MinTotalDuration_Perf (Narayanan et al., OSDI'20)",
-                  {{"group", "false",
+                  {{"group", "true",
                     "true: first an LP with one variable per group of jobs with equal rates, scale factor and weight "
-                    "(same makespan; may return another optimal X, so results can move)"},
+                    "(same makespan; identical jobs get identical shares when they can); false: the per-job LP only"},
                    lp_backend_param_info()},
                   nullptr,
                   nullptr};

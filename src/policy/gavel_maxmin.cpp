@@ -239,6 +239,15 @@ bool flag_param(const PolicyParams& p, const char* key) {
   return v == "true";
 }
 
+// group=auto (the default, issue 19): grouped unless packing=true, whose job pairs are per job.
+bool group_param(const PolicyParams& p, bool packing) {
+  const std::string& v = param_string(p, "group");
+  if (v == "auto") return !packing;
+  if (v != "true" && v != "false")
+    throw InputError("", 0, "--param group", fmt::format("expected true, false or auto, got '{}'", v));
+  return v == "true";
+}
+
 }  // namespace
 
 void register_gavel_maxmin(PolicyRegistry& registry) {
@@ -250,16 +259,17 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                    {"packing", "false",
                     "true: Gavel's MaxMinFairness_Packing: job pairs with a pair rate in the throughput table may "
                     "share GPUs (--mechanism gavel)"},
-                   {"group", "false",
+                   {"group", "auto",
                     "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
-                    "smaller LP; may return another optimal X than per job, so results can move)"},
+                    "smaller LP, identical jobs get identical shares as Gavel's interior-point ECOS gives them); "
+                    "false: one variable per job (a simplex vertex); auto: true unless packing=true"},
                    lp_backend_param_info()},
                   nullptr,
                   nullptr};
   info.make_allocation = [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
     const bool fill_spare = flag_param(p, "fill_spare");
     const bool packing = flag_param(p, "packing");
-    const bool group = flag_param(p, "group");
+    const bool group = group_param(p, packing);
     if (packing && group)
       throw InputError("", 0, "--param group", "group=true does not combine with packing=true (pairs are per job)");
     return std::make_unique<GavelMaxMin>(fill_spare, packing, group, lp_backend_param(p));
@@ -273,7 +283,7 @@ void register_gavel_maxmin(PolicyRegistry& registry) {
                        "true needs pair rates from a throughput table (--mechanism gavel); a Pollux/Sia workload "
                        "(--workload) has none");
     return make_gavel_goodput(
-        std::make_unique<GavelMaxMin>(fill_spare, false, flag_param(p, "group"), lp_backend_param(p)));
+        std::make_unique<GavelMaxMin>(fill_spare, false, group_param(p, false), lp_backend_param(p)));
   };
   info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));

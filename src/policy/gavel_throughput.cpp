@@ -99,9 +99,9 @@ void register_gavel_throughput(PolicyRegistry& registry) {
                    {"break_ties", "fair",
                     "'fair' = among optimal allocations, the one whose smallest normalised throughput is largest "
                     "(second LP); 'none' = the solver's vertex"},
-                   {"group", "false",
+                   {"group", "true",
                     "true: one LP variable per group of jobs with equal rates, scale factor and weight (same optimum, "
-                    "smaller LP; may return another optimal X than per job, so results can move)"},
+                    "smaller LP; identical jobs get identical shares); false: one variable per job"},
                    lp_backend_param_info()},
                   nullptr,
                   nullptr};

@@ -34,8 +34,9 @@ namespace {
 
 class Sia final : public AllocationPolicy {
  public:
-  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s)
-      : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s), node_limit_(node_limit), time_limit_s_(time_limit_s) {}
+  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s, bool group)
+      : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s), node_limit_(node_limit), time_limit_s_(time_limit_s),
+        group_(group) {}
   std::string name() const override { return "sia"; }
   bool every_round() const override { return true; }
 
@@ -78,18 +79,31 @@ class Sia final : public AllocationPolicy {
     }
 
     LinearProgram lp(p_ < 0 ? LinearProgram::Sense::Minimize : LinearProgram::Sense::Maximize);
-    std::vector<std::vector<int>> var(n, std::vector<int>(types));
-    std::size_t k = 0;
+    // Per job (group=false) or per group of jobs with the same ILP numbers (group=true): var[i][t]
+    // is then the group's integer count on type t, shared by its members.
+    const SiaGroups groups = group_ ? group_jobs(view, key) : SiaGroups{};
+    std::vector<std::vector<int>> var(n, std::vector<int>(types, -1));
+    const std::size_t stride = 1 + 2 * types;
     for (std::size_t i = 0; i < n; ++i) {
-      ++k;  // scale factor
-      for (std::size_t t = 0; t < types; ++t, k += 2) var[i][t] = lp.add_variable(0.0, key[k], key[k + 1], true);
+      const bool first = !group_ || groups.members[groups.group_of[i]].front() == i;
+      if (!first) {
+        var[i] = var[groups.members[groups.group_of[i]].front()];
+        continue;
+      }
+      const double count = group_ ? static_cast<double>(groups.members[groups.group_of[i]].size()) : 1.0;
+      for (std::size_t t = 0; t < types; ++t) {
+        const std::size_t k = i * stride + 1 + 2 * t;
+        var[i][t] = lp.add_variable(0.0, key[k] * count, key[k + 1], true);
+      }
       LinearProgram::Terms row;
       for (std::size_t t = 0; t < types; ++t) row.push_back({var[i][t], 1.0});
-      lp.add_constraint(row, -LinearProgram::kInf, 1.0);
+      lp.add_constraint(row, -LinearProgram::kInf, count);
     }
     for (std::size_t t = 0; t < types; ++t) {
       LinearProgram::Terms col;
-      for (std::size_t i = 0; i < n; ++i) col.push_back({var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
+      for (std::size_t i = 0; i < n; ++i)
+        if (!group_ || groups.members[groups.group_of[i]].front() == i)
+          col.push_back({var[i][t], static_cast<double>(view.jobs[i].scale_factor)});
       lp.add_constraint(col, -LinearProgram::kInf, static_cast<double>(view.gpus_per_type[t]));
     }
     lp.set_objective_step(objective_step(key, n, types));
@@ -108,8 +122,12 @@ class Sia final : public AllocationPolicy {
       return failed;
     }
     out.x.assign(n, std::vector<double>(types, 0.0));
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
+    if (group_) {
+      split_groups(groups, var, r.x, out.x);
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t t = 0; t < types; ++t) out.x[i][t] = std::round(r.x[static_cast<std::size_t>(var[i][t])]);
+    }
     previous_key_ = std::move(key);
     previous_x_ = out.x;
     previous_type_.clear();
@@ -121,6 +139,44 @@ class Sia final : public AllocationPolicy {
   }
 
  private:
+  // Jobs whose ILP numbers (scale factor, usable types, coefficients: one slice of `key`) and
+  // current type are equal. Why the optimum is unchanged: such jobs have identical columns in the
+  // ILP, so any per-job solution sums to a group solution (integer counts y[t] <= count, sum_t y[t]
+  // <= count) with the same objective and GPU use, and any group solution is split back into a
+  // per-job one (members in order take the counts type by type). The search sees fewer, general
+  // integer variables; which member of a group gets which type is then by job order, where the
+  // per-job search picked one arbitrarily.
+  struct SiaGroups {
+    std::vector<std::size_t> group_of;              // per job
+    std::vector<std::vector<std::size_t>> members;  // per group, in job order
+  };
+  static SiaGroups group_jobs(const AllocationView& view, const std::vector<double>& key) {
+    const std::size_t n = view.jobs.size(), stride = 1 + 2 * view.gpus_per_type.size();
+    SiaGroups g;
+    g.group_of.resize(n);
+    std::map<std::pair<int, std::vector<double>>, std::size_t> index;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<double> slice(key.begin() + static_cast<std::ptrdiff_t>(i * stride),
+                                key.begin() + static_cast<std::ptrdiff_t>((i + 1) * stride));
+      auto [it, added] = index.try_emplace({view.jobs[i].current_type, std::move(slice)}, g.members.size());
+      if (added) g.members.emplace_back();
+      g.group_of[i] = it->second;
+      g.members[it->second].push_back(i);
+    }
+    return g;
+  }
+  static void split_groups(const SiaGroups& groups, const std::vector<std::vector<int>>& var,
+                           const std::vector<double>& solution, AllocationMatrix& x) {
+    for (const auto& members : groups.members) {
+      std::size_t next = 0;
+      const auto& gv = var[members.front()];
+      for (std::size_t t = 0; t < gv.size(); ++t) {
+        const auto count = static_cast<long long>(std::round(solution[static_cast<std::size_t>(gv[t])]));
+        for (long long c = 0; c < count && next < members.size(); ++c) x[members[next++]][t] = 1.0;
+      }
+    }
+  }
+
   // 0.01 when every objective coefficient is a whole number of cents (A has 2 decimals; so do
   // lambda_n and the weights by default): the ILP's objective then moves in steps of 0.01, and a
   // search whose incumbent is within 0.01 of its bound has proved optimality. Else 0 (no grid).
@@ -156,7 +212,7 @@ class Sia final : public AllocationPolicy {
       const long long need = view.jobs[i].scale_factor;
       if (key[k] > 0.0 && free[t] >= need && sign * key[k + 1] > 0.0) {
         free[t] -= need;
-        x[static_cast<std::size_t>(var[i][t])] = 1.0;
+        x[static_cast<std::size_t>(var[i][t])] += 1.0;  // += : a group's members share var
         placed[i] = 1;
       }
     }
@@ -179,7 +235,7 @@ class Sia final : public AllocationPolicy {
       }
       if (best >= 0) {
         free[static_cast<std::size_t>(best)] -= need;
-        x[static_cast<std::size_t>(var[i][static_cast<std::size_t>(best)])] = 1.0;
+        x[static_cast<std::size_t>(var[i][static_cast<std::size_t>(best)])] += 1.0;
       }
     }
     return x;
@@ -188,6 +244,7 @@ class Sia final : public AllocationPolicy {
   double p_, lambda_n_, penalty_s_;
   long long node_limit_;
   double time_limit_s_;
+  bool group_;  // --param group: one integer variable per group of identical jobs (SiaGroups)
   std::vector<double> previous_key_;  // the last solved ILP's numbers (see allocate)
   AllocationMatrix previous_x_;       // its rounded solution, before sanitising
   std::map<JobIndex, int> previous_type_;  // its type per placed job (start point of the next ILP)
@@ -230,7 +287,11 @@ void register_sia(PolicyRegistry& registry) {
                     "--workload only: profiling seconds per GPU type charged at each job's first start (Sia: < 20 GPU s "
                     "per type)"},
                    {"mip_node_limit", "1000", "branch-and-bound nodes per ILP (deterministic bound on the search)"},
-                   {"mip_time_limit_s", "60", "wall-time safety net per ILP; a hit is counted (solver_time_limits)"}},
+                   {"mip_time_limit_s", "60", "wall-time safety net per ILP; a hit is counted (solver_time_limits)"},
+                   {"group", "true",
+                    "throughput tables only: true: one integer variable per group of jobs with equal ILP numbers and "
+                    "current type (same optimum, smaller search; members take the group's types in job order); false: "
+                    "one binary variable per job and type"}},
                   nullptr,
                   nullptr};
   info.make = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
@@ -240,7 +301,10 @@ void register_sia(PolicyRegistry& registry) {
   };
   info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
     const SiaParams s = read_sia_params(params);
-    return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s);
+    const std::string& group = param_string(params, "group");
+    if (group != "true" && group != "false")
+      throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
+    return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s, group == "true");
   };
   info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));
