@@ -1,15 +1,19 @@
-// PolicyHost with Python: an embedded interpreter whose `hetsim` package uses the bindings compiled
-// into this executable (the embedded module below), so the CLI's policies and views are its own
-// C++ types, never those of a separately built extension.
+// The Python host: an embedded interpreter whose `hetsim` package uses the bindings compiled into
+// this module (the embedded module below), so the policies and views are hetsim's C++ types, never
+// those of a separately built extension. Built as a shared module (libhetsim_python_host.so) that the
+// CLI loads with dlopen only when a Python policy is named (python_host_loader.cpp): the CLI itself
+// does not link libpython, whose loading was part of every run's start-up (issue 19).
 #include <pybind11/embed.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "hetsim/python/bridge.hpp"
 #include "hetsim/util/error.hpp"
-#include "python_host.hpp"
+#include "hetsim/version.hpp"
+#include "python_host_module.hpp"
 
 namespace py = pybind11;
 
@@ -45,7 +49,8 @@ std::optional<std::filesystem::path> package_folder() {
 
 }  // namespace
 
-struct PolicyHost::Impl {
+// What the CLI's PolicyHost holds while Python policies are loaded.
+struct PythonHost {
   // Destroyed in reverse order: the GIL comes back, the classes are released, the interpreter ends.
   std::optional<py::scoped_interpreter> interpreter;
   PolicyRegistry registry;
@@ -55,7 +60,7 @@ struct PolicyHost::Impl {
   void load(const std::vector<std::string>& files);
 };
 
-void PolicyHost::Impl::load(const std::vector<std::string>& files) {
+void PythonHost::load(const std::vector<std::string>& files) {
   // No Python signal handlers: Ctrl-C stops the command as it does without Python policies.
   interpreter.emplace(false);
   py::module_ sys = py::module_::import("sys");
@@ -82,16 +87,37 @@ void PolicyHost::Impl::load(const std::vector<std::string>& files) {
   }
 }
 
-PolicyHost::PolicyHost(const PolicyRegistry& base, const std::vector<std::string>& files)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->registry = base;
-  if (files.empty()) return;
-  impl_->load(files);
-  impl_->released.emplace();  // runs take the GIL only inside Python calls (compare runs threads)
+}  // namespace hetsim::app
+
+extern "C" {
+
+HETSIM_PYTHON_HOST_API std::size_t hetsim_python_host_version(char* out, std::size_t size) {
+  const std::string text = hetsim::version_text();
+  const std::size_t n = std::min(text.size(), size > 0 ? size - 1 : 0);
+  if (size > 0) {
+    text.copy(out, n);
+    out[n] = '\0';
+  }
+  return text.size();
 }
 
-PolicyHost::~PolicyHost() = default;
-const PolicyRegistry& PolicyHost::registry() const { return impl_->registry; }
-const std::vector<std::string>& PolicyHost::names() const { return impl_->names; }
+HETSIM_PYTHON_HOST_API hetsim::app::PythonHost* hetsim_python_host_open(const hetsim::PolicyRegistry* base,
+                                                                        const std::vector<std::string>* files) {
+  auto host = std::make_unique<hetsim::app::PythonHost>();
+  host->registry = *base;
+  host->load(*files);
+  host->released.emplace();  // runs take the GIL only inside Python calls (compare runs threads)
+  return host.release();
+}
 
-}  // namespace hetsim::app
+HETSIM_PYTHON_HOST_API const hetsim::PolicyRegistry* hetsim_python_host_registry(const hetsim::app::PythonHost* host) {
+  return &host->registry;
+}
+
+HETSIM_PYTHON_HOST_API const std::vector<std::string>* hetsim_python_host_names(const hetsim::app::PythonHost* host) {
+  return &host->names;
+}
+
+HETSIM_PYTHON_HOST_API void hetsim_python_host_close(hetsim::app::PythonHost* host) { delete host; }
+
+}  // extern "C"

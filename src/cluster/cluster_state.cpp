@@ -5,6 +5,23 @@
 #include <stdexcept>
 
 namespace hetsim {
+namespace {
+
+// Calls `per_node(node, count)` once per run of consecutive GPUs on the same node (an allocation
+// lists a node's GPUs together), so assign and release move a node's free count once per node, not
+// once per GPU; the indexes end in the same state either way.
+template <class PerNode>
+void for_node_runs(const Cluster& cluster, std::span<const GpuId> gpus, PerNode&& per_node) {
+  for (std::size_t i = 0; i < gpus.size();) {
+    const NodeId node = cluster.node_of(gpus[i]);
+    std::size_t j = i + 1;
+    while (j < gpus.size() && cluster.node_of(gpus[j]) == node) ++j;
+    per_node(node, static_cast<int>(j - i));
+    i = j;
+  }
+}
+
+}  // namespace
 
 ClusterState::ClusterState(const Cluster& cluster)
     : cluster_(&cluster),
@@ -33,15 +50,23 @@ void ClusterState::change_free(NodeId node, int delta) {
   const auto n = static_cast<std::size_t>(node);
   const auto t = static_cast<std::size_t>(cluster_->nodes()[n].gpu_type);
   int& free = free_node_[n];
-  if (free > 0) nodes_by_free_[t].erase({free, node});
+  const int before = free;
   free += delta;
   free_type_[t] += delta;
   free_total_ += delta;
-  if (free > 0) {
-    nodes_by_free_[t].emplace(free, node);
-    nodes_with_free_[t].insert(node);
-  } else {
+  auto& by_free = nodes_by_free_[t];
+  if (before > 0 && free > 0) {
+    // The node keeps room: re-key its entry in place (a node handle, so no allocation per change;
+    // this runs for every GPU a round mechanism starts or stops).
+    auto entry = by_free.extract({before, node});
+    entry.value().first = free;
+    by_free.insert(std::move(entry));
+  } else if (before > 0) {
+    by_free.erase({before, node});
     nodes_with_free_[t].erase(node);
+  } else if (free > 0) {
+    by_free.emplace(free, node);
+    nodes_with_free_[t].insert(node);
   }
 }
 
@@ -55,10 +80,8 @@ void ClusterState::assign(std::int64_t job, std::span<const GpuId> gpus) {
   for (std::size_t i = 0; i < gpus.size(); ++i)
     for (std::size_t j = i + 1; j < gpus.size(); ++j)
       if (gpus[i] == gpus[j]) throw std::logic_error(fmt::format("GPU {} listed twice for job {}", gpus[i], job));
-  for (GpuId g : gpus) {
-    owner_[static_cast<std::size_t>(g)] = job;
-    change_free(cluster_->node_of(g), -1);
-  }
+  for (GpuId g : gpus) owner_[static_cast<std::size_t>(g)] = job;
+  for_node_runs(*cluster_, gpus, [&](NodeId node, int count) { change_free(node, -count); });
 }
 
 void ClusterState::release(std::int64_t job, std::span<const GpuId> gpus) {
@@ -67,10 +90,8 @@ void ClusterState::release(std::int64_t job, std::span<const GpuId> gpus) {
     if (owner_[static_cast<std::size_t>(g)] != job)
       throw std::logic_error(fmt::format("job {} releases GPU {} it does not hold", job, g));
   }
-  for (GpuId g : gpus) {
-    owner_[static_cast<std::size_t>(g)] = kFree;
-    change_free(cluster_->node_of(g), +1);
-  }
+  for (GpuId g : gpus) owner_[static_cast<std::size_t>(g)] = kFree;
+  for_node_runs(*cluster_, gpus, [&](NodeId node, int count) { change_free(node, count); });
 }
 
 void ClusterState::change_share(GpuId gpu, int delta) {

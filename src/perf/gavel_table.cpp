@@ -95,7 +95,12 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::stri
 
 std::unique_ptr<GavelThroughputTable> GavelThroughputTable::load(const std::string& path, std::string_view text,
                                                                  const Cluster& cluster, bool spread_unconsolidated) {
-  const nlohmann::json root = parse_json_text(path, text);
+  return from_json(path, parse_json_text(path, text), cluster, spread_unconsolidated);
+}
+
+std::unique_ptr<GavelThroughputTable> GavelThroughputTable::from_json(const std::string& path, const nlohmann::json& root,
+                                                                      const Cluster& cluster,
+                                                                      bool spread_unconsolidated) {
   if (!root.is_object()) throw InputError(path, 0, "", "a Gavel throughput table must be a JSON object keyed by GPU type");
 
   auto table = std::make_unique<GavelThroughputTable>();

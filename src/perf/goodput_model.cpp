@@ -97,21 +97,68 @@ double GoodputModel::rate(const JobSpec& job, const AllocationShape& shape) cons
   return goodput(*a, name, packed_placement(shape.gpu_count, per_node), default_batch(job, shape.gpu_count), 0);
 }
 
-double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
-                             double done) const {
-  const PolluxApplication* a = app(job.job_type);
-  if (!a || gpus.empty()) return 0.0;
+// The goodput of `job` (application memo.app) on `gpus` at `epoch`, before rate_at's rules. On GPUs
+// of one type (the usual case) the step time is looked up once per GPUs and batch and only the
+// statistical efficiency of each epoch is computed: goodput() = goodput_at(goodput_step(), epoch).
+double GoodputModel::memo_rate(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                               int epoch, const JobSpec& job) const {
+  const PolluxApplication& a = *memo.app;
+  const int b = batch_size > 0 ? batch_size : default_batch(job, static_cast<int>(gpus.size()));
+  if (!memo.step_known) {
+    memo.step_known = true;
+    const GpuTypeId first = cluster.type_of(gpus.front());
+    memo.one_type = std::all_of(gpus.begin(), gpus.end(), [&](GpuId g) { return cluster.type_of(g) == first; });
+    if (memo.one_type) {
+      const std::string& name = cluster.gpu_types()[static_cast<std::size_t>(first)].name;
+      memo.profiled = a.profile(name) != nullptr;
+      if (memo.profiled) memo.step = goodput_step(a, name, placement_of(cluster, gpus), b);
+    }
+  }
+  if (memo.one_type) {
+    if (!memo.profiled) return 0.0;
+    // The same expression as the loop below over one type.
+    return std::min(std::numeric_limits<double>::infinity(), memo.step ? goodput_at(a, *memo.step, epoch) : 0.0);
+  }
   Placement p = placement_of(cluster, gpus);
-  int b = batch_size > 0 ? batch_size : default_batch(job, static_cast<int>(gpus.size()));
-  int epoch = std::min(a->epoch_of(done), a->max_epochs() - 1);
   // A job spanning GPU types runs at the pace of its slowest type (synchronous data parallelism).
   std::set<GpuTypeId> types;
   for (GpuId g : gpus) types.insert(cluster.type_of(g));
   double rate = std::numeric_limits<double>::infinity();
   for (GpuTypeId t : types) {
     const std::string& name = cluster.gpu_types()[static_cast<std::size_t>(t)].name;
-    if (!a->profile(name)) return 0.0;
-    rate = std::min(rate, goodput(*a, name, p, b, epoch));
+    if (!a.profile(name)) return 0.0;
+    rate = std::min(rate, goodput(a, name, p, b, epoch));
+  }
+  return rate;
+}
+
+double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                             double done) const {
+  RateMemo& memo = rate_memo_[&job];
+  if (memo.app == nullptr || memo.job_type != job.job_type) {
+    memo = RateMemo{};
+    memo.job_type = job.job_type;
+    memo.app = app(job.job_type);
+  }
+  const PolluxApplication* a = memo.app;
+  if (!a || gpus.empty()) return 0.0;
+  int epoch = std::min(a->epoch_of(done), a->max_epochs() - 1);
+  if (memo.batch_size != batch_size || memo.cluster != &cluster ||
+      !std::equal(gpus.begin(), gpus.end(), memo.gpus.begin(), memo.gpus.end())) {
+    memo.cluster = &cluster;
+    memo.gpus.assign(gpus.begin(), gpus.end());
+    memo.batch_size = batch_size;
+    memo.by_epoch.assign(static_cast<std::size_t>(std::max(a->max_epochs(), 1)), std::numeric_limits<double>::quiet_NaN());
+    memo.step_known = false;
+    memo.step.reset();
+  }
+  double rate = 0.0;
+  if (epoch >= 0 && static_cast<std::size_t>(epoch) < memo.by_epoch.size()) {
+    double& known = memo.by_epoch[static_cast<std::size_t>(epoch)];
+    if (std::isnan(known)) known = memo_rate(memo, cluster, gpus, batch_size, epoch, job);
+    rate = known;
+  } else {
+    rate = memo_rate(memo, cluster, gpus, batch_size, epoch, job);
   }
   if (!std::isfinite(rate) || !(rate > 0.0)) return 0.0;
   if (whole_second_epochs_) {

@@ -53,8 +53,10 @@ AnalyticConfig analytic_config(const ModelParams& params) {
 }
 
 // The three table models share one loader, which recognises the file; the name must match it.
+// `file`: the path already recognised by make_auto_model (null: recognised here).
 std::unique_ptr<ThroughputModel> make_table_model(const std::string& name, const std::string& path,
-                                                  const ModelParams& params, const Cluster& cluster) {
+                                                  const ModelParams& params, const Cluster& cluster,
+                                                  const ThroughputFile* file = nullptr) {
   bool spread_unconsolidated = true;  // gavel-table's one parameter (declared in the registry)
   if (auto it = params.find("spread"); it != params.end()) {
     if (it->second != "unconsolidated" && it->second != "consolidated")
@@ -63,7 +65,8 @@ std::unique_ptr<ThroughputModel> make_table_model(const std::string& name, const
     spread_unconsolidated = it->second == "unconsolidated";
   }
   if (path.empty()) throw InputError("", 0, "--throughputs", fmt::format("model '{}' needs its table file", name));
-  auto model = load_throughput_model(path, cluster, spread_unconsolidated);
+  auto model = file ? load_throughput_model(*file, path, cluster, spread_unconsolidated)
+                    : load_throughput_model(path, cluster, spread_unconsolidated);
   if (model->name() != name)
     throw InputError(path, 0, "--model", fmt::format("file is a {} file, not a {} file", model->name(), name));
   return model;
@@ -78,8 +81,14 @@ std::unique_ptr<ThroughputModel> make_auto_model(const std::string& path, const 
                        "without --throughputs the model is 'duration', which takes no parameters");
     return std::make_unique<DurationModel>(cluster);
   }
-  const std::string kind = throughput_file_kind(path);
-  return make_throughput_model(kind == "job-types" ? "analytic" : kind, path, params, cluster);
+  const ThroughputFile file = read_throughput_file(path);
+  if (file.kind == "job-types") return make_throughput_model("analytic", path, params, cluster);
+  // What make_throughput_model(file.kind) does, handing the loader the document parsed above.
+  const ModelRegistry registry = make_default_model_registry();
+  const ModelInfo* info = registry.find(file.kind);
+  if (!info) throw std::logic_error("make_auto_model: no model for the file kind " + file.kind);
+  check_params(fmt::format("model '{}'", file.kind), info->params, params, "--model-param");
+  return make_table_model(file.kind, path, params, cluster, &file);
 }
 
 std::unique_ptr<ThroughputModel> make_analytic_model(const std::string& path, const ModelParams& params,

@@ -36,7 +36,10 @@ class GavelFifoAllocation final : public AllocationPolicy {
 
   AllocationResult allocate(const AllocationView& view) override {
     const std::size_t types = view.gpus_per_type.size();
-    std::vector<int> avail(view.gpus_per_type.begin(), view.gpus_per_type.end());
+    // Working lists are members that keep their memory between calls (X is recomputed thousands
+    // of times per run; issue 19: no allocation per call but X's rows).
+    std::vector<int>& avail = avail_;
+    avail.assign(view.gpus_per_type.begin(), view.gpus_per_type.end());
     // Row of each job: a flat table kept between calls (a map per call was most of this policy's
     // time on the 1,627-job MSR run); reset below for the rows set here.
     for (std::size_t i = 0; i < view.jobs.size(); ++i) {
@@ -50,14 +53,16 @@ class GavelFifoAllocation final : public AllocationPolicy {
     };
     if (perf_) allocation_.clear();
 
-    std::vector<std::size_t> queue;  // rows, in arrival (job index) order
+    std::vector<std::size_t>& queue = queue_;  // rows, in arrival (job index) order
+    queue.clear();
     for (const AllocationJob& a : view.jobs)
       if (!allocation_.count(a.job)) queue.push_back(row_of(a.job));
     std::sort(queue.begin(), queue.end(), [&](std::size_t a, std::size_t b) { return view.jobs[a].job < view.jobs[b].job; });
     std::size_t head = 0;  // queue[head] is the front; popped entries are skipped
 
     // Completed jobs hand their type to the head of the queue; live ones hold their GPUs.
-    std::vector<JobIndex> scheduled;
+    std::vector<JobIndex>& scheduled = scheduled_;
+    scheduled.clear();
     for (const auto& [job, type] : allocation_) scheduled.push_back(job);
     for (JobIndex s : scheduled) {
       std::size_t t = allocation_.at(s);
@@ -77,7 +82,8 @@ class GavelFifoAllocation final : public AllocationPolicy {
     }
 
     // Types with free GPUs, by name (Gavel sorts its worker-type names).
-    std::vector<std::size_t> open;
+    std::vector<std::size_t>& open = open_;
+    open.clear();
     for (std::size_t t = 0; t < types; ++t)
       if (avail[t] > 0) open.push_back(t);
     std::sort(open.begin(), open.end(),
@@ -85,7 +91,10 @@ class GavelFifoAllocation final : public AllocationPolicy {
 
     while (head < queue.size() && !open.empty()) {
       const AllocationJob& job = view.jobs[queue[head++]];
-      std::vector<std::size_t> candidates, position;
+      std::vector<std::size_t>& candidates = candidates_;
+      std::vector<std::size_t>& position = position_;
+      candidates.clear();
+      position.clear();
       for (std::size_t i = 0; i < open.size(); ++i) {
         if (avail[open[i]] >= job.scale_factor) {
           candidates.push_back(open[i]);
@@ -128,6 +137,9 @@ class GavelFifoAllocation final : public AllocationPolicy {
   std::map<JobIndex, std::size_t> allocation_;  // job -> type, kept across calls in base mode
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   std::vector<std::size_t> row_of_;  // [job]: its row in the view, kNoRow between calls
+  std::vector<int> avail_;
+  std::vector<std::size_t> queue_, open_, candidates_, position_;
+  std::vector<JobIndex> scheduled_;
 };
 
 }  // namespace

@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace hetsim {
 
@@ -312,12 +313,23 @@ void GavelMechanism::compute_allocation() {
   const SimTime now = sim_.now();
   const PolicyView base(now, table_.state(), model_, table_.jobs(), table_.pending(), table_.running(),
                         table_.changed());
-  AllocationView view = allocation_view_of(cluster_, now, &base);
+  // The view is a member that keeps its rows' memory between recomputations (issue 19: thousands
+  // per run, and a row's throughput copy per job each time was much of the malloc/free).
+  if (view_.gpus_per_type.empty()) view_ = allocation_view_of(cluster_, now, nullptr);
+  AllocationView& view = view_;
+  view.now = now;
+  view.base = &base;
+  view.pairs.clear();
+  view.jobs.resize(active_.size());
+  std::size_t i = 0;
   for (JobIndex j : active_) {
     const JobRuntime& job = table_.job(j);
-    view.jobs.push_back(allocation_row(j, job, throughput_[static_cast<std::size_t>(j)], job.remaining_work,
-                                       gavel_s_ - job.spec->submit.seconds(),
-                                       placement_changes_[static_cast<std::size_t>(j)]));
+    AllocationJob& row = view.jobs[i++];
+    std::vector<double> rates = std::move(row.throughput);
+    const std::vector<double>& own = throughput_[static_cast<std::size_t>(j)];
+    rates.assign(own.begin(), own.end());
+    row = allocation_row(j, job, std::move(rates), job.remaining_work, gavel_s_ - job.spec->submit.seconds(),
+                         placement_changes_[static_cast<std::size_t>(j)]);
   }
   if (packing_) fill_pairs(view);
   AllocationResult r = policy_.allocate(view);
@@ -341,19 +353,39 @@ void GavelMechanism::compute_allocation() {
   } else {
     x = sanitize_allocation(view, std::move(r.x), false);
   }
-  for (const auto& [j, row] : allocation_)
-    if (static_cast<std::size_t>(j) < x_row_.size()) x_row_[static_cast<std::size_t>(j)] = nullptr;
-  allocation_.clear();
+  store_allocation(view, x);
+  if (packing_ && usable) read_pair_allocation(view, r);
+  view.base = nullptr;  // `base` ends here
+}
+
+// X becomes `x` (rows of view.jobs). The map is updated in place rather than rebuilt: rows of jobs
+// still active are overwritten (same length, so no allocation), rows of jobs gone are erased, new
+// jobs' rows inserted; it ends holding exactly what a rebuild would (issue 19: X is recomputed
+// thousands of times per run, and a node and a row per job each time were much of the mechanism's
+// malloc/free). view.jobs are in active_ order, ascending, so one merge walk suffices.
+void GavelMechanism::store_allocation(const AllocationView& view, AllocationMatrix& x) {
+  auto set_row = [&](JobIndex j, const std::vector<double>* row) {
+    // choose_jobs' flat view of X (map nodes do not move); FIFO skips the all-zero rows.
+    if (static_cast<std::size_t>(j) >= x_row_.size()) return;
+    if (row != nullptr && policy_.skip_zero_priority() &&
+        std::all_of(row->begin(), row->end(), [](double v) { return v == 0.0; }))
+      row = nullptr;
+    x_row_[static_cast<std::size_t>(j)] = row;
+  };
+  auto it = allocation_.begin();
   for (std::size_t i = 0; i < view.jobs.size(); ++i) {
     const JobIndex j = view.jobs[i].job;
-    const std::vector<double>& row = allocation_[j] = x[i];
-    // choose_jobs' flat view of X (map nodes do not move); FIFO skips the all-zero rows.
-    if (static_cast<std::size_t>(j) < x_row_.size())
-      x_row_[static_cast<std::size_t>(j)] =
-          policy_.skip_zero_priority() && std::all_of(row.begin(), row.end(), [](double v) { return v == 0.0; }) ? nullptr
-                                                                                                             : &row;
+    if (i > 0 && !(view.jobs[i - 1].job < j))
+      throw std::logic_error("GavelMechanism: allocation rows are not in ascending job order");
+    for (; it != allocation_.end() && it->first < j; it = allocation_.erase(it)) set_row(it->first, nullptr);
+    if (it != allocation_.end() && it->first == j)
+      it->second = x[i];
+    else
+      it = allocation_.emplace_hint(it, j, std::move(x[i]));
+    set_row(j, &it->second);
+    ++it;
   }
-  if (packing_ && usable) read_pair_allocation(view, r);
+  for (; it != allocation_.end(); it = allocation_.erase(it)) set_row(it->first, nullptr);
 }
 
 const std::vector<std::size_t>& GavelMechanism::type_order() {

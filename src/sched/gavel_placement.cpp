@@ -3,6 +3,9 @@
 #include <algorithm>
 
 namespace hetsim {
+namespace {
+constexpr std::size_t kInsertionSortMax = 64;  // longer lists: std::stable_sort (quadratic cost bounded)
+}  // namespace
 
 GavelPlacement::GavelPlacement(const Cluster& cluster)
     : cluster_(cluster),
@@ -53,7 +56,19 @@ const std::vector<const RoundPlacement*>& GavelPlacement::place(
 void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
                                 const std::vector<const std::vector<GpuId>*>& previous,
                                 const std::map<JobIndex, std::vector<double>>& allocation) {
-  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Stable by GPU count, descending. A round's list on one type is short (at most its GPUs): an
+  // insertion sort, which moves an entry only past strictly smaller counts (so equal counts keep
+  // their order, as std::stable_sort's), spares the buffer std::stable_sort allocates every call.
+  if (list.size() <= kInsertionSortMax) {
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      const auto entry = list[i];
+      std::size_t k = i;
+      for (; k > 0 && list[k - 1].second < entry.second; --k) list[k] = list[k - 1];
+      list[k] = entry;
+    }
+  } else {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
   const std::vector<NodeId>& servers = servers_[type];
   front_.assign(servers.size(), 0);
   std::size_t ptr = 0;

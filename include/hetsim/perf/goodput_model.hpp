@@ -8,7 +8,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "hetsim/perf/pollux_app.hpp"
 #include "hetsim/perf/step_time.hpp"
@@ -84,6 +87,29 @@ class GoodputModel final : public ThroughputModel {
   bool whole_second_epochs_ = true;
   std::map<std::string, PolluxApplication> apps_;
   std::unique_ptr<StepTimeModel> steps_;
+  // rate_at's goodputs per job and epoch for the job's current GPUs and batch (issue 19: the
+  // mechanism asks for every job's progress every round and walks its epochs to its finish time,
+  // while a job mostly keeps its GPUs and batch, so recomputing the placement key, the step-time
+  // look-ups and the statistical efficiency each time was most of a Pollux-workload run). The
+  // epochs are forgotten when the job type, cluster, GPUs or batch argument change; goodput() is a
+  // pure function of those and the epoch. A model belongs to one run and one thread
+  // (docs/architecture.md), so no lock.
+  struct RateMemo {
+    std::string job_type;
+    const PolluxApplication* app = nullptr;
+    const Cluster* cluster = nullptr;
+    std::vector<GpuId> gpus;
+    int batch_size = 0;
+    std::vector<double> by_epoch;  // before rate_at's zero and whole-second rules; NaN = not yet
+    // On GPUs of one type, the epoch-independent part of goodput() (goodput_step), once per key.
+    bool step_known = false;
+    bool one_type = false;
+    bool profiled = false;
+    std::optional<GoodputStep> step;
+  };
+  mutable std::unordered_map<const JobSpec*, RateMemo> rate_memo_;
+  double memo_rate(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size, int epoch,
+                   const JobSpec& job) const;
 };
 
 /// Loads every application named by the jobs of `workload` from the profile folders `roots`, with

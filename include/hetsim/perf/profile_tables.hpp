@@ -39,6 +39,10 @@ class GavelThroughputTable final : public ThroughputModel {
   /// used in error messages only.
   static std::unique_ptr<GavelThroughputTable> load(const std::string& path, std::string_view text,
                                                     const Cluster& cluster, bool spread_unconsolidated = true);
+  /// The same over the parsed document (the text form parses and calls it; load_throughput_model
+  /// passes the document read_throughput_file parsed, so Gavel's 1.2 MB table is parsed once).
+  static std::unique_ptr<GavelThroughputTable> from_json(const std::string& path, const nlohmann::json& root,
+                                                         const Cluster& cluster, bool spread_unconsolidated = true);
   std::string name() const override { return "gavel-table"; }
   double rate(const JobSpec& job, const AllocationShape& shape) const override;
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
@@ -131,6 +135,15 @@ void require_heet_epoch_times(const nlohmann::json& root, const std::string& pat
 /// folder, invalid JSON (with its line) or JSON that is not an object.
 std::string throughput_file_kind(const std::string& path);
 
+/// A throughput path recognised once: its kind (throughput_file_kind's names) and, for a JSON file,
+/// the parsed document, which the loaders take instead of parsing the file again (issue 19: Gavel's
+/// 1.2 MB table was parsed three times per run). Throws as throughput_file_kind.
+struct ThroughputFile {
+  std::string kind;
+  std::shared_ptr<const nlohmann::json> root;  ///< null for an ElasticFlow folder
+};
+ThroughputFile read_throughput_file(const std::string& path);
+
 /// Picks the model for a run: no file -> DurationModel; a folder of throughputs_<GPU>/ CSVs ->
 /// ElasticFlowThroughputTable; a JSON object in the Heet layout
 /// (is_heet_profile_json) -> Heet profile; any other JSON object -> Gavel table. Throws InputError
@@ -138,5 +151,8 @@ std::string throughput_file_kind(const std::string& path);
 /// `spread_unconsolidated` is passed to GavelThroughputTable::load() when the file is a Gavel table.
 std::unique_ptr<ThroughputModel> load_throughput_model(const std::string& path, const Cluster& cluster,
                                                        bool spread_unconsolidated = true);
+/// The same over a file read_throughput_file() already recognised (`path` names it in messages).
+std::unique_ptr<ThroughputModel> load_throughput_model(const ThroughputFile& file, const std::string& path,
+                                                       const Cluster& cluster, bool spread_unconsolidated = true);
 
 }  // namespace hetsim

@@ -153,6 +153,7 @@ class GavelMechanism final : public EventHandler {
   void start_round();
   void request_round();
   void compute_allocation();
+  void store_allocation(const AllocationView& view, AllocationMatrix& x);
   const std::vector<std::size_t>& type_order();
   std::vector<RoundChoice>& choose_jobs(const std::vector<std::size_t>& order);
   void apply_placements(const std::vector<const RoundPlacement*>& next);
@@ -181,6 +182,7 @@ class GavelMechanism final : public EventHandler {
   std::size_t joined_upto_ = 0;       // jobs [0, joined_upto_) have joined or were final at arrival
   std::size_t arrived_upto_ = 0;      // jobs [0, arrived_upto_) have had their arrival event
   std::map<JobIndex, std::vector<double>> allocation_; // X by job
+  AllocationView view_;                                // compute_allocation's input, kept for its memory
   std::vector<const std::vector<double>*> x_row_;      // [job]: its row of allocation_ (choose_jobs)
   GavelPriorities priorities_;
   PyRandom shuffler_;
