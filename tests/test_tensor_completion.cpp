@@ -254,3 +254,34 @@ TEST_CASE("Median bounds bracket the nearest-rank median of every completion") {
   CHECK(hi3 == 3);
   CHECK(std::isinf(median_bounds({3, 1, 2}, 4).second));
 }
+
+TEST_CASE("Configuration folds apply only above a thousand known cells") {
+  // 30 job types x 4 GPU types x 10 configurations; 900 known cells: the flag changes nothing (random
+  // cell folds, no extra shrinkage candidates); 1,140 known: the CV may pick a shrunk table, and
+  // whatever it picks is reported.
+  auto make = [](std::size_t known_per_job) {
+    ProfileTensor t = empty_tensor(30, 4, 10);
+    std::mt19937_64 rng(11);
+    for (std::size_t n = 0; n < t.size(); ++n) {
+      const std::size_t i = n / 40, k = n % 10;
+      t.values[n] = (1.0 + static_cast<double>(i)) * (0.5 + u01(rng)) * std::pow(static_cast<double>(k + 1), 0.7);
+      if (n % 40 >= known_per_job) t.values[n] = std::nan("");
+    }
+    return t;
+  };
+  CompletionOptions plain;
+  plain.auto_select = true;
+  plain.max_iterations = 60;
+  CompletionOptions folds = plain;
+  folds.configuration_folds = true;
+  const ProfileTensor small = make(30);
+  REQUIRE(small.measured_count() == 900);
+  const CompletionResult a = complete_tensor(small, plain), b = complete_tensor(small, folds);
+  CHECK(a.values == b.values);
+  CHECK(b.table_lambda_scale == 1.0);
+  const ProfileTensor large = make(38);
+  REQUIRE(large.measured_count() == 1140);
+  const CompletionResult c = complete_tensor(large, folds);
+  CHECK((c.table_lambda_scale == 1.0 || c.table_lambda_scale == 2.0 || c.table_lambda_scale == 4.0));
+  CHECK(c.interactions);
+}

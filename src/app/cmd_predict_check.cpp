@@ -149,7 +149,7 @@ Action add_predict_check_command(CLI::App& app) {
             : fmt::format("{} trials", o->trials);
     fmt::print("protocol {}, sampling {}, predictor {}, {}, seed {}\n", o->protocol, o->sampling,
                o->no_form ? "cf" : "form/cf chosen by CV", trials_run, o->seed);
-    fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>7} {:>6} {:>4} {:>4}\n",
+    fmt::print("{:<15} {:>6} {:>6} {:>9} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>7} {:>8} {:>4} {:>4}\n",
                "data set", "prof.%", "known", "hidden", "pred med", "pred p90", "lin med", "lin p90", "2D med",
                "2D p90", "method", "terms", "rank", "pair");
     std::vector<std::string> target_lines;
@@ -160,7 +160,7 @@ Action add_predict_check_command(CLI::App& app) {
       for (double f : o->fractions) {
         const PredictCheckRow r = predict_check(truth, f, o->trials, copt, o->seed, sampling, protocol, !o->no_form);
         trials_run = r.trials;
-        fmt::print("{:<15} {:>6.0f} {:>6} {:>9} | {} | {} | {} | {:>7} {:>6} {:>4} {:>4}\n", s.name, 100.0 * f, r.known,
+        fmt::print("{:<15} {:>6.0f} {:>6} {:>9} | {} | {} | {} | {:>7} {:>8} {:>4} {:>4}\n", s.name, 100.0 * f, r.known,
                    r.cf.cells, stats_columns(r.cf), stats_columns(r.linear), stats_columns(r.matrix2d), r.method, r.terms,
                    r.rank, r.pair_rank);
         if (std::abs(f - 0.25) < 1e-9 && r.cf.cells > 0)

@@ -9,6 +9,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <fmt/format.h>
 
 namespace hetsim {
 
@@ -229,6 +230,7 @@ PredictCheckRow predict_check(const ProfileTensor& truth, double fraction, int t
     row.rank = cf.rank;
     row.pair_rank = cf.pair_rank;
     row.terms = !cf.interactions ? "main" : cf.family_config ? "int+fc" : "int";
+    if (cf.table_lambda_scale != 1.0) row.terms += fmt::format("/{:g}", cf.table_lambda_scale);
     row.method = cf.method;
     warnings.insert(cf.warnings.begin(), cf.warnings.end());
     for (std::size_t n = 0; n < truth.size(); ++n) {

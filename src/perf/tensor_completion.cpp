@@ -164,6 +164,7 @@ struct Structure {
   bool main_effects = false;
   bool interactions = false;   // the ridge-shrunk tables of interaction_terms.hpp (main effects included)
   bool family_config = false;  // ... plus the family x configuration table
+  double table_scale = 1.0;    // the tables' ridge weight is table_lambda x this
 };
 
 std::vector<Comp> components(const Structure& s) {
@@ -193,8 +194,8 @@ std::vector<TermSpec> table_terms(const Structure& s, const CompletionOptions& o
                           {TermKind::gpu_slope, o.lambda}};
   for (TermKind k : {TermKind::config, TermKind::gpu_config, TermKind::family_gpu, TermKind::job_gpu,
                      TermKind::family_slope, TermKind::job_slope, TermKind::family_gpu_slope, TermKind::job_gpu_slope})
-    t.push_back({k, o.table_lambda});
-  if (s.family_config) t.push_back({TermKind::family_config, o.table_lambda});
+    t.push_back({k, o.table_lambda * s.table_scale});
+  if (s.family_config) t.push_back({TermKind::family_config, o.table_lambda * s.table_scale});
   return t;
 }
 
@@ -288,6 +289,17 @@ Structure clamp(Structure s, const std::array<std::size_t, 3>& dims, std::size_t
 
 }  // namespace
 
+namespace {
+// The cross-validation fold of a known cell under configuration_folds: a fixed hash of (job type,
+// configuration, seed), so every GPU type of one job type's configuration lands in the same fold.
+std::size_t configuration_fold(const Observation& o, std::uint64_t seed, std::size_t folds) {
+  const std::uint64_t group = (static_cast<std::uint64_t>(o.at[0]) * 1000003ULL + static_cast<std::uint64_t>(o.at[2])) *
+                                  0x9e3779b97f4a7c15ULL +
+                              seed;
+  return static_cast<std::size_t>((group >> 17) % folds);
+}
+}  // namespace
+
 CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOptions& options) {
   if (options.rank < 0 || options.pair_rank < 0) throw std::invalid_argument("ranks must not be negative");
   const TensorLayout layout = detail::make_layout(known);
@@ -318,6 +330,12 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
   if (options.auto_select && obs.size() >= 8) {
     // Candidates from simplest up to the clamped structure; 4-fold CV over the known cells.
     std::vector<Structure> cands;
+    // Every job type new (all-new) on a large table: what is hidden is whole configurations of a
+    // job type (those the active rule did not profile), so the folds hold out (job type,
+    // configuration) groups, and heavier shrinkage of the tables is a candidate. Both are decided
+    // on the known cells only. Small tables keep random-cell folds: a few dozen cells cannot fill
+    // four folds of whole configurations.
+    const bool configuration_folds = options.configuration_folds && obs.size() > kLargeKnownCells;
     if (s.interactions) {
       // The interaction tables (with and without family x configuration) and the tables with
       // 1..rank CP components on top; pairwise terms are subsumed by the tables. Main effects alone
@@ -330,6 +348,10 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
       // identical predict-check output) and each costs four ALS fits, half of the check's CPU.
       if (obs.size() <= kLargeKnownCells)
         for (int r = 1; r <= s.rank; ++r) cands.push_back({r, 0, true, true, false});
+      if (configuration_folds) {
+        cands.push_back({0, 0, true, true, true, 2.0});
+        cands.push_back({0, 0, true, true, true, 4.0});
+      }
     } else {
       for (int p = 0; p <= s.pair_rank; ++p)
         for (int r = 0; r <= s.rank; ++r)
@@ -351,7 +373,11 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
       double err = 0.0;
       for (std::size_t f = 0; f < kFolds; ++f) {
         std::vector<Observation> train, test;
-        for (std::size_t n = 0; n < perm.size(); ++n) (n % kFolds == f ? test : train).push_back(obs[perm[n]]);
+        if (configuration_folds) {
+          for (const Observation& o : obs) (configuration_fold(o, options.seed, kFolds) == f ? test : train).push_back(o);
+        } else {
+          for (std::size_t n = 0; n < perm.size(); ++n) (n % kFolds == f ? test : train).push_back(obs[perm[n]]);
+        }
         if (train.empty() || test.empty() || parameters(c, dims) > train.size()) {
           err = std::numeric_limits<double>::infinity();
           break;
@@ -377,6 +403,7 @@ CompletionResult complete_tensor(const ProfileTensor& known, const CompletionOpt
   result.main_effects = s.main_effects;
   result.interactions = s.interactions;
   result.family_config = s.family_config;
+  result.table_lambda_scale = s.table_scale;
   double sq = 0.0;
   for (const Observation& o : obs) {
     const double e = fitted[(o.at[0] * dims[1] + o.at[1]) * dims[2] + o.at[2]] - o.y;

@@ -190,7 +190,9 @@ Method choose_method(const ProfileTensor& known, const PredictorOptions& options
 }  // namespace
 
 CompletionResult predict_throughputs(const ProfileTensor& known, const PredictorOptions& options) {
-  CompletionResult cf = complete_tensor(known, options.completion);
+  CompletionOptions completion = options.completion;
+  completion.configuration_folds = options.all_new;
+  CompletionResult cf = complete_tensor(known, completion);
   if (!options.physical || options.all_new) return cf;
   const Method m = choose_method(known, options);
   if (m == Method::cf) return cf;

@@ -31,6 +31,11 @@ struct CompletionOptions {
   /// Choose (rank, pair_rank, main_effects) among a small candidate list by leave-cells-out
   /// cross-validation on the measured cells (our addition); rank/pair_rank are then upper bounds.
   bool auto_select = false;
+  /// With auto_select on a table of more than 1,000 known cells: the folds hold out whole (job type,
+  /// configuration) groups, as a new job type's unprofiled configurations are, instead of random
+  /// cells, and the interaction tables are also tried shrunk 2x and 4x (table_lambda x 2, x 4).
+  /// predict_throughputs() sets it when every job type is new (docs/models.md).
+  bool configuration_folds = false;
   std::uint64_t seed = 0;    ///< initialisation and cross-validation folds
 };
 
@@ -43,6 +48,7 @@ struct CompletionResult {
   bool main_effects = false;
   bool interactions = false;          ///< the interaction tables were used
   bool family_config = false;         ///< ... with the family x configuration table
+  double table_lambda_scale = 1.0;    ///< the tables' ridge weight is table_lambda x this (CV's choice)
   double train_rmse = 0.0;            ///< on the known cells, in the fitting space
   std::vector<std::string> warnings;  ///< e.g. a rank clamped because the data cannot support it
   /// Which predictor produced the values: "cf" (this completion), or, from predict_throughputs(),
