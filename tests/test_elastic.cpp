@@ -11,6 +11,7 @@
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "sim_fixtures.hpp"
+#include "goodput_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace hetsim;
@@ -163,20 +164,11 @@ TEST_CASE("batch split: ceil per GPU, accumulation, cap at the largest batch") {
 }
 
 TEST_CASE("goodput progress integrates exactly across epoch boundaries") {
-  auto root = test::shared_data("pollux/traces");
-  if (!root) return;
-  Cluster c = *make_preset("pollux-64");
-  Workload w;
-  JobSpec j;
-  j.id = "cifar";
-  j.job_type = "cifar10";
-  j.requested_gpus = 4;
-  j.global_batch_size = 512;
-  w.jobs = {j};
-  auto model = load_goodput_model(c, w, {*root}, "pollux-table");
-  model->set_whole_second_epochs(false);
-  attach_goodput_work(w, *model, false);
-  const JobSpec& job = w.jobs[0];
+  auto fixture = test::cifar_goodput();
+  if (!fixture) return;
+  const Cluster& c = fixture->cluster;
+  GoodputModel* model = fixture->model.get();
+  const JobSpec& job = fixture->workload.jobs[0];
   CHECK(job.work == model->app("cifar10")->total_progress());
   std::vector<GpuId> gpus{0, 1, 2, 3};
   double total = seconds_to_finish(*model, job, c, gpus, 0, 0.0);

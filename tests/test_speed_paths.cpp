@@ -13,6 +13,7 @@
 #include "hetsim/perf/profile_tables.hpp"
 #include "hetsim/util/error.hpp"
 #include "temp_dir.hpp"
+#include "goodput_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace hetsim;
@@ -93,20 +94,11 @@ TEST_CASE("ClusterState: an allocation over several nodes moves each node's free
 }
 
 TEST_CASE("goodput memo: rate_at answers goodput() at the epoch, in any order of questions", "[speed][goodput]") {
-  auto root = test::shared_data("pollux/traces");
-  if (!root) return;
-  const Cluster c = *make_preset("pollux-64");
-  Workload w;
-  JobSpec j;
-  j.id = "cifar";
-  j.job_type = "cifar10";
-  j.requested_gpus = 4;
-  j.global_batch_size = 512;
-  w.jobs = {j};
-  auto model = load_goodput_model(c, w, {*root}, "pollux-table");
-  model->set_whole_second_epochs(false);  // rate_at is then the goodput itself
-  attach_goodput_work(w, *model, false);
-  const JobSpec& job = w.jobs[0];
+  auto fixture = test::cifar_goodput();
+  if (!fixture) return;
+  const Cluster& c = fixture->cluster;
+  GoodputModel* model = fixture->model.get();
+  const JobSpec& job = fixture->workload.jobs[0];
   const PolluxApplication& app = *model->app("cifar10");
   const std::string& type = c.gpu_types()[0].name;
   const double epoch_work = app.progress_at_epoch(1);
@@ -132,8 +124,9 @@ TEST_CASE("goodput memo: rate_at answers goodput() at the epoch, in any order of
   // first again.
   const double first = model->rate_at(job, c, placements[0], 0, 0.0);
   CHECK(first > 0.0);
-  w.jobs[0].job_type = "nosuchapp";
-  CHECK(model->rate_at(w.jobs[0], c, placements[0], 0, 0.0) == 0.0);
-  w.jobs[0].job_type = "cifar10";
-  CHECK(model->rate_at(w.jobs[0], c, placements[0], 0, 0.0) == first);
+  JobSpec& same = fixture->workload.jobs[0];
+  same.job_type = "nosuchapp";
+  CHECK(model->rate_at(same, c, placements[0], 0, 0.0) == 0.0);
+  same.job_type = "cifar10";
+  CHECK(model->rate_at(same, c, placements[0], 0, 0.0) == first);
 }
