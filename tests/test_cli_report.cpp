@@ -21,7 +21,7 @@ std::string read_text(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("report: a run folder gives one self-contained page; -o chooses where", "[cli][report]") {
+TEST_CASE("report: a run folder gives one self-contained page, -o chooses where", "[cli][report]") {
   hetsim::test::TempDir dir("cli-report");
   const fs::path run = dir.path / "run";
   REQUIRE(run_cli("run -q --out " + run.string() + " --timeline " + (run / "timeline.json").string()).exit_code == 0);

@@ -124,7 +124,7 @@ TEST_CASE("elasticflow: an infeasible deadline is rejected at admission, the oth
   CHECK(out.summary.rejected == 1);
 }
 
-TEST_CASE("jobs.csv carries deadline_s and met_deadline, empty without a deadline; summary.json the counts",
+TEST_CASE("jobs.csv carries deadline_s and met_deadline, empty without a deadline, summary.json the counts",
           "[deadline]") {
   auto out = test::run_jobs(test::homogeneous_cluster(1, 1),
                             {with_deadline(duration_job("a", 0, 1, 10), 10), with_deadline(duration_job("b", 0, 1, 10), 15),

@@ -49,7 +49,7 @@ TEST_CASE("run keys: names are unique and each sets its RunSpec field", "[experi
   CHECK_THROWS(set("seed", -1));
 }
 
-TEST_CASE("spec: axes nest in file order with policies innermost; ids and fields", "[experiment][spec]") {
+TEST_CASE("spec: axes nest in file order with policies innermost, ids and fields", "[experiment][spec]") {
   PolicyRegistry registry = make_default_registry();
   const ExperimentSpec spec = parse(R"({
     "name": "t", "cluster": "gavel-24", "interval_s": 60,
@@ -182,7 +182,7 @@ TEST_CASE("spec: every value's range is checked at load, with the command line's
                     Catch::Contains("exp/spec.json: field 'profiling': point fifo: 'cf' predicts from a measured profile"));
 }
 
-TEST_CASE("run spec problems: defaults are valid; each problem names its key and CLI flag", "[experiment][spec]") {
+TEST_CASE("run spec problems: defaults are valid, each problem names its key and CLI flag", "[experiment][spec]") {
   CHECK_FALSE(find_run_spec_problem(RunSpec{}));
   RunSpec s;
   s.mechanism.until_s = std::numeric_limits<double>::quiet_NaN();

@@ -56,7 +56,7 @@ TEST_CASE("a job larger than the cluster is rejected with its reason and the run
   CHECK(out.stats.end.seconds() == 70);
 }
 
-TEST_CASE("fifo, 4 GPUs: a job arriving as another completes starts at once; runs are byte-identical") {
+TEST_CASE("fifo, 4 GPUs: a job arriving as another completes starts at once, runs are byte-identical") {
   auto jobs = std::vector<JobSpec>{duration_job("J1", 0, 4, 100), duration_job("J2", 100, 4, 50),
                                    duration_job("J3", 200, 4, 10), duration_job("J4", 200, 4, 10)};
   auto out = test::run_jobs(test::homogeneous_cluster(1, 4), jobs, "fifo");

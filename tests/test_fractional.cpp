@@ -148,7 +148,7 @@ TEST_CASE("fractional: a policy that picks exact GPUs gives whole GPUs with one 
   CHECK_THAT(out.stats.warnings.front(), Catch::Contains("policy 'tiresias' does not share GPUs: 2 jobs"));
 }
 
-TEST_CASE("fractional: native traces read gpu_milli; bad values name file, line and field", "[fractional][trace]") {
+TEST_CASE("fractional: native traces read gpu_milli, bad values name file, line and field", "[fractional][trace]") {
   const std::string header = "job_id,submit_s,num_gpus,duration_s,gpu_milli\n";
   Workload w = read_native_trace("t.csv", header + "a,0,1,10,250\nb,0,2,10,\nc,0,1,10,1000\n");
   REQUIRE(w.jobs.size() == 3);

@@ -166,7 +166,7 @@ TEST_CASE("solver failure: reported with round and jobs, isolated fallback, ever
   for (const JobRecord& r : rec.records()) CHECK(r.status == JobStatus::Completed);
 }
 
-TEST_CASE("bad input: priority weight <= 0 is rejected with its reason; zero-throughput types are never used") {
+TEST_CASE("bad input: priority weight <= 0 is rejected with its reason, zero-throughput types are never used") {
   std::string text =
       "ResNet-18 (batch size 128)\tcmd\tdir\t--steps\t1\t100\t1\t0\t-1\t0\n";
   Workload w = read_gavel_trace("t.trace", text);

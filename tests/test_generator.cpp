@@ -77,7 +77,7 @@ TEST_CASE("generator: Philly GPU counts and durations, job types that fit the co
   for (const JobSpec& j : generate(200, 4, 3, false).jobs) CHECK(j.requested_gpus == 1);
 }
 
-TEST_CASE("generator: same seed, same workload; the rate moves arrivals only", "[workload][generator]") {
+TEST_CASE("generator: same seed, same workload, the rate moves arrivals only", "[workload][generator]") {
   const Workload a = generate(500, 4, 11), b = generate(500, 4, 11), c = generate(500, 4, 12), slow = generate(500, 2, 11);
   bool differs = false;
   for (std::size_t i = 0; i < 500; ++i) {
@@ -115,7 +115,7 @@ TEST_CASE("generator: job types from Gavel's table, and a generated run", "[work
   CHECK(out.info.format == "generator");
 }
 
-TEST_CASE("generator: durations are at the packed reference rate; jobs larger than a node run spread", "[workload][generator]") {
+TEST_CASE("generator: durations are at the packed reference rate, jobs larger than a node run spread", "[workload][generator]") {
   // Why 8-GPU jobs on gavel-108 run up to ~9.6x their drawn duration (issue 13): the generator
   // turns the drawn duration into steps at the reference GPU's consolidated rate (as Gavel's
   // generate_job does), and on 4-GPU nodes an 8-GPU job is spread, so the default gavel-table

@@ -90,7 +90,7 @@ TEST_CASE("max-min speeds by progressive filling", "[network]") {
   }
 }
 
-TEST_CASE("two ring jobs across one uplink share it; the other speeds up when one finishes", "[network]") {
+TEST_CASE("two ring jobs across one uplink share it, the other speeds up when one finishes", "[network]") {
   // Alone, a 2-GPU ring across racks: 2 steps x 0.625 GB over the 12.5 GB/s uplink = 0.1 s of
   // transfer; step 0.1 + 0.1 = 0.2 s, rate 2 / 0.2 = 10 iterations/s. Sharing the uplinks with
   // the other job: 50 Gbit/s each, transfer 0.2 s, step 0.3 s, rate 6.667/s. Job z stays in r2 on

@@ -58,7 +58,7 @@ hetsim::InputError input_error_of(F f) {
 
 }  // namespace
 
-TEST_CASE("write_file_checked: bytes on success; open, write and flush failures name the file and errno",
+TEST_CASE("write_file_checked: bytes on success, open, write and flush failures name the file and errno",
           "[outputs]") {
   hetsim::test::TempDir dir("outputs-helper");
   const fs::path ok = dir.path / "ok.csv";
@@ -203,7 +203,7 @@ TEST_CASE("cli: run --out, run --timeline, compare --out and topology --dot on a
   CHECK_THAT(r.output, Contains("/dev/full: field '--dot': " + std::string(kEnospc)));
 }
 
-TEST_CASE("cli: a sweep point whose outputs cannot be written fails (no DONE); unwritable results exit 2; merge too",
+TEST_CASE("cli: a sweep point whose outputs cannot be written fails (no DONE), unwritable results exit 2, merge too",
           "[outputs][cli][sweep]") {
   if (!have_dev_full()) return;
   hetsim::test::TempDir dir("outputs-sweep");
@@ -242,7 +242,7 @@ TEST_CASE("cli: a sweep point whose outputs cannot be written fails (no DONE); u
   CHECK_THAT(r.output, Contains((merged / "failures.csv").string() + ": field '--out': " + kEnospc));
 }
 
-TEST_CASE("csv_cell quotes commas, quotes and line breaks; jobs.csv quotes gpu_types", "[outputs][csv]") {
+TEST_CASE("csv_cell quotes commas, quotes and line breaks, jobs.csv quotes gpu_types", "[outputs][csv]") {
   CHECK(hetsim::csv_cell("a100|v100") == "a100|v100");
   CHECK(hetsim::csv_cell("") == "");
   CHECK(hetsim::csv_cell("v,1") == "\"v,1\"");
@@ -400,7 +400,7 @@ TEST_CASE("cli: sweep --out on a file its points read is refused before any run,
   CHECK(hetsim::test::slurp(dir.str() + "/q/native.csv") == native);
 }
 
-TEST_CASE("cli: --timeline on a FIFO nobody reads exits 2 at once; with a reader the FIFO gets the whole timeline",
+TEST_CASE("cli: --timeline on a FIFO nobody reads exits 2 at once, with a reader the FIFO gets the whole timeline",
           "[outputs][cli]") {
   hetsim::test::TempDir dir("outputs-fifo");
   const fs::path fifo = dir.path / "t.json";

@@ -184,7 +184,7 @@ TEST_CASE("predict-check: byte-identical output across runs, the target line and
   CHECK_THAT(bad.output, Catch::Contains("field '--sampling': 'random' is not 'active', 'uniform' or 'single-gpu'"));
 }
 
-TEST_CASE("profiling cf: a job type absent from every profile is an input error; missing cells are listed") {
+TEST_CASE("profiling cf: a job type absent from every profile is an input error, missing cells are listed") {
   const std::string profile = pf_write("profile2.json", kPfProfile);
   const std::string good = pf_write("good.dat", "0,big,2,2,256\n1,small,1,1,64\n");
   const std::string base = "run -q --cluster heet-12 --format heet --policy heet --profiling cf --throughputs " + profile;

@@ -183,7 +183,7 @@ TEST_CASE("placement changes JCT through the analytic model", "[placement][analy
   CHECK(record(spread, "j").jct_s() == Approx(9.0));
 }
 
-TEST_CASE("yarn placement: first node with room; larger jobs on idle nodes; node order when the rule finds nothing",
+TEST_CASE("yarn placement: first node with room, larger jobs on idle nodes, node order when the rule finds nothing",
           "[placement][tiresias-sim]") {
   // toy(): a (GPUs 0-3), b (4-7), c (8-11), d (12-13); G = 4.
   const Cluster c = toy();

@@ -133,7 +133,7 @@ TEST_CASE("sia end to end: one job on one GPU finishes as under pollux, plus its
   }
 }
 
-TEST_CASE("sia: a GPU type without a profile for an application is excluded with one warning; none at all rejects") {
+TEST_CASE("sia: a GPU type without a profile for an application is excluded with one warning, none at all rejects") {
   auto sia_root = test::shared_data("sia/traces");
   auto pollux_root = test::shared_data("pollux/traces");
   if (!sia_root || !pollux_root) return;

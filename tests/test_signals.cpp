@@ -48,7 +48,7 @@ pid_t start_cli(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("signals: SIGTERM and SIGINT remove the run's temporary files; completed files stay intact",
+TEST_CASE("signals: SIGTERM and SIGINT remove the run's temporary files, completed files stay intact",
           "[outputs][cli][signals]") {
   for (const int signal_number : {SIGTERM, SIGINT}) {
     INFO("signal " << signal_number);

@@ -235,7 +235,7 @@ TEST_CASE("cli: an empty number and a repeated key are refused, not read as 0 or
     expect_input_error(std::string("run -q ") + flag + " ''", std::string(flag) + ": expected a value, got an empty one");
 }
 
-TEST_CASE("cli: a round due beyond the 1e12 s horizon never comes; its jobs end unfinished, at once", "[cli]") {
+TEST_CASE("cli: a round due beyond the 1e12 s horizon never comes, its jobs end unfinished, at once", "[cli]") {
   test::TempDir dir("specflags-horizon");
   // A runs in the first round (t=0); B and C arrive later and join the next round at 1e12 s,
   // where they start but cannot finish; nothing after that round is scheduled.

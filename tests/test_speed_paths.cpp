@@ -18,7 +18,7 @@
 
 using namespace hetsim;
 
-TEST_CASE("read_throughput_file: the kind and the one parsed document; auto = gavel-table", "[speed][models]") {
+TEST_CASE("read_throughput_file: the kind and the one parsed document, auto = gavel-table", "[speed][models]") {
   const Cluster c = *make_preset("gavel-108");
   test::TempDir dir("speed-paths");
   const std::string path = dir.write("table.json", R"j({"v100": {"('ResNet-18 (batch size 16)', 1)": {"null": 2.5},
