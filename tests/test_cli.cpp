@@ -298,3 +298,12 @@ TEST_CASE("cli: a submit time past the horizon is rejected with the value as wri
   CHECK_THAT(r.output, Catch::Contains("horizon.csv:3: field 'submit_s': submit time 1e+300 s is beyond the simulation "
                                        "horizon of 1e+12 s"));
 }
+
+TEST_CASE("cli: options that would change nothing are refused, not recorded as used") {
+  const std::string native = hetsim::test::source_path("traces/native.csv");
+  expect_input_error("run --format heet", "field '--format': applies to a trace file only, and no --trace was given");
+  expect_input_error("run --trace " + native + " --heet-round 5",
+                     native + ": field '--heet-round': applies to Heet prototype traces only; this trace was read as 'native'");
+  expect_input_error("run --trace " + native + " --schedule-on-arrival",
+                     "field '--schedule-on-arrival': applies in round mode (--interval > 0)");
+}

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -14,6 +15,7 @@
 #include "test_support.hpp"
 #include "hetsim/cluster/cluster_spec.hpp"
 #include "hetsim/trace/trace_reader.hpp"
+#include "hetsim/util/error.hpp"
 
 namespace {
 
@@ -149,5 +151,22 @@ TEST_CASE("example traces: every file in traces/ is described in its README") {
     if (name == "README.md") continue;
     INFO(name);
     CHECK(readme.find("`" + name + (entry.is_directory() ? "/" : "")) != std::string::npos);
+  }
+}
+
+TEST_CASE("example traces: a trace without jobs is an error naming the file and the format") {
+  const hetsim::test::TempDir dir("no-jobs");
+  const std::string empty = dir.write("empty.trace", "");
+  const std::string header_only = dir.write("itp.csv", "job_id,submission_time,duration,num_gpu\n");
+  // gavel and heet have no header, so an empty file parses as zero jobs; itp as a header only.
+  for (auto [path, format, name] : {std::tuple{empty, TraceFormat::Gavel, "gavel"}, std::tuple{empty, TraceFormat::Heet, "heet"},
+                                    std::tuple{header_only, TraceFormat::Itp, "itp"}}) {
+    try {
+      (void)hetsim::read_trace(path, format);
+      FAIL("expected an InputError for " << name);
+    } catch (const hetsim::InputError& e) {
+      CHECK(e.file() == path);
+      CHECK(std::string(e.what()) == path + ": the trace holds no jobs (read as format '" + name + "')");
+    }
   }
 }

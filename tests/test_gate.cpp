@@ -81,3 +81,25 @@ TEST_CASE("hetsim check passes on an equal baseline and fails on a deliberately 
   CHECK(exit_code(cli + " check " + spec + " --baseline " + worse + " --tolerance 12%") == 0);
   CHECK(exit_code(cli + " check " + spec + " --baseline " + (dir.path / "none.csv").string()) == 2);
 }
+
+TEST_CASE("gate: a baseline with a (point, metric) twice, or with no rows, is bad input", "[experiment][gate]") {
+  test::TempDir dir("gate-bad-baseline");
+  const std::string twice = dir.write("twice.csv",
+                                      "point,policy,seed,metric,value\n"
+                                      "a,fifo,0,jct_mean_s,10\n"
+                                      "a,fifo,0,makespan_s,20\n"
+                                      "a,fifo,0,jct_mean_s,5\n");
+  try {
+    (void)read_results_csv(twice);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 4);
+    CHECK(e.field() == "metric");
+    CHECK(e.message() == "point 'a' has metric 'jct_mean_s' twice (first on line 2)");
+  }
+  // Header only: every current value would be "new", which is a missing baseline, not a regression.
+  const std::string header_only = dir.write("header.csv", "point,policy,seed,metric,value\n");
+  CHECK(read_results_csv(header_only).empty());
+  const std::string cli = HETSIM_CLI_PATH;
+  CHECK(exit_code(cli + " check " + test::source_path("experiments/ci-small.json") + " --baseline " + header_only) == 2);
+}

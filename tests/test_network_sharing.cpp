@@ -144,8 +144,12 @@ TEST_CASE("schedule on arrival is refused under the gavel mechanism (it would be
   RunSpec spec;
   spec.policy = "isolated";
   spec.mechanism.schedule_on_arrival = true;
+  spec.mechanism.interval_s = 60.0;
   CHECK_THROWS_WITH(check_run_spec(spec, make_default_registry()),
                     Catch::Contains("--schedule-on-arrival") && Catch::Contains("gavel mechanism"));
-  spec.policy = "fifo";  // the event mechanism takes it
+  spec.policy = "fifo";  // the event mechanism's round mode takes it
   CHECK_NOTHROW(check_run_spec(spec, make_default_registry()));
+  spec.mechanism.interval_s = 0.0;  // no rounds: the policy already runs at every arrival
+  CHECK_THROWS_WITH(check_run_spec(spec, make_default_registry()),
+                    Catch::Contains("--schedule-on-arrival") && Catch::Contains("round mode (--interval > 0)"));
 }

@@ -72,7 +72,11 @@ Action add_check_command(CLI::App& app, const PolicyRegistry& registry) {
     const auto points = expand_points(spec, registry);
     check_point_inputs(spec, points);
     std::vector<ResultRow> baseline;
-    if (!opts->update) baseline = read_results_csv(opts->baseline);  // a missing baseline fails before any run
+    if (!opts->update) {
+      baseline = read_results_csv(opts->baseline);  // a missing baseline fails before any run
+      if (baseline.empty())
+        throw InputError(opts->baseline, 0, "", "the baseline has a header but no rows (write one with --update-baseline)");
+    }
     TempDir temp;
     SweepOptions so;
     so.out_dir = opts->out.empty() ? temp.path.string() : opts->out;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -215,6 +216,7 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
   std::string line;
   std::vector<std::string> header;
   std::vector<ResultRow> rows;
+  std::map<std::pair<std::string, std::string>, std::size_t> first_line;  // (point, metric) -> line
   std::size_t line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
@@ -235,6 +237,11 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
     for (std::size_t i = 2; i + 2 < cells.size(); ++i) r.axis_values.emplace_back(header[i], cells[i]);
     r.metric = cells[cells.size() - 2];
     r.value = parse_double(cells.back(), SourcePos{path, line_no, "value"});
+    // One value per (point, metric): a second one would silently win in the gate's comparison.
+    auto [at, fresh] = first_line.emplace(std::pair{r.point, r.metric}, line_no);
+    if (!fresh)
+      throw InputError(path, line_no, "metric",
+                       fmt::format("point '{}' has metric '{}' twice (first on line {})", r.point, r.metric, at->second));
     rows.push_back(std::move(r));
   }
   if (header.empty()) throw InputError(path, 0, "", "empty results file");

@@ -33,6 +33,14 @@ AllocationJob allocation_row(JobIndex j, const JobRuntime& job, std::vector<doub
   return a;
 }
 
+AllocationMatrix zero_allocation(const AllocationView& view) {
+  AllocationMatrix x;
+  if (view.spare_x != nullptr) x = std::move(*view.spare_x);
+  x.resize(view.jobs.size());
+  for (std::vector<double>& row : x) row.assign(view.gpus_per_type.size(), 0.0);
+  return x;
+}
+
 AllocationMatrix isolated_allocation(const AllocationView& view) {
   const std::size_t n = view.jobs.size(), types = view.gpus_per_type.size();
   AllocationMatrix x(n, std::vector<double>(types, 0.0));

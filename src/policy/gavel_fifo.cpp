@@ -124,7 +124,7 @@ class GavelFifoAllocation final : public AllocationPolicy {
     }
 
     AllocationResult result;
-    result.x.assign(view.jobs.size(), std::vector<double>(types, 0.0));
+    result.x = zero_allocation(view);
     for (const auto& [job, type] : allocation_)
       if (std::size_t row = row_of(job); row != kNoRow) result.x[row][type] = 1.0;
     for (const AllocationJob& a : view.jobs) row_of_[static_cast<std::size_t>(a.job)] = kNoRow;

@@ -271,6 +271,9 @@ Cluster load_run_cluster(const RunSpec& spec, std::vector<std::string>* notes = 
 // find_run_spec_problem found nothing.
 RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
   RunInputs in;
+  // A format given without a trace would be recorded in summary.json unused.
+  if (spec.format != TraceFormat::Auto && spec.trace.empty())
+    throw InputError("", 0, cli_flag_of("format"), "applies to a trace file only, and no --trace was given: add --trace or drop it");
   if (!spec.workload.empty()) {
     in.workload = read_trace(spec.workload, TraceFormat::Pollux);
     std::vector<std::string> roots = spec.profiles.empty() ? default_profile_roots(spec.workload) : spec.profiles;
@@ -299,6 +302,11 @@ RunInputs load_run_inputs(const RunSpec& spec, const Cluster& cluster) {
       throw InputError(spec.trace, 0, "--trace",
                        "is a Pollux/Sia workload (name,time,application,num_replicas,batch_size): pass it as --workload, "
                        "which runs it on the goodput model with its application profiles");
+    // A round length given for another format's trace would be recorded in summary.json unused.
+    if (spec.trace_options.heet_round_s != TraceOptions{}.heet_round_s && in.workload.format != to_string(TraceFormat::Heet))
+      throw InputError(spec.trace, 0, cli_flag_of("heet_round_s"),
+                       fmt::format("applies to Heet prototype traces only; this trace was read as '{}': drop it",
+                                   in.workload.format));
   }
   in.model = make_throughput_model(spec.model, spec.throughputs, spec.model_params, cluster);
   // Only traces with GPU-type constraints pay for the wrapper; other runs keep the bare model.
@@ -379,6 +387,11 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
     if (auto p = seconds_problem("until_s", *spec.mechanism.until_s, 0.0)) return p;
   if (!(spec.mechanism.share_slowdown >= 0.0 && spec.mechanism.share_slowdown < 1.0))
     return P{"share_slowdown", fmt::format("must be a share of the rate in [0, 1), got {}", spec.mechanism.share_slowdown)};
+  // An option that would change nothing is refused rather than recorded as if it had been used.
+  if (spec.mechanism.schedule_on_arrival && spec.mechanism.interval_s == 0.0)
+    return P{"schedule_on_arrival",
+             "applies in round mode (--interval > 0); with --interval 0 the policy already runs at every arrival: "
+             "add --interval or drop it"};
   const double round_s = spec.trace_options.heet_round_s;
   if (!(round_s > 0.0 && round_s <= kMaxSimSeconds))
     return P{"heet_round_s", fmt::format("must be a number of seconds in (0, {:.0e}], got {}", kMaxSimSeconds, round_s)};

@@ -356,6 +356,9 @@ void GavelMechanism::compute_allocation() {
   store_allocation(view, x);
   if (packing_ && usable) read_pair_allocation(view, r);
   view.base = nullptr;  // `base` ends here
+  // X's rows were copied into allocation_: the next computation may build its answer in them.
+  spare_x_ = std::move(x);
+  view.spare_x = &spare_x_;
 }
 
 // X becomes `x` (rows of view.jobs). The map is updated in place rather than rebuilt: rows of jobs

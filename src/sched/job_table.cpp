@@ -65,7 +65,7 @@ double JobTable::restart_overhead_of(const JobRuntime& job) const {
   return job.spec->restart_overhead_s >= 0.0 ? job.spec->restart_overhead_s : config_.restart_overhead_s;
 }
 
-void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now) {
+void JobTable::start(JobIndex j, const std::vector<GpuId>& gpus, double rate, SimTime now) {
   JobRuntime& job = this->job(j);
   if (shares_gpu(*job.spec)) {
     if (gpus.size() != 1) throw std::logic_error(fmt::format("job {} takes a share of one GPU, given {}", job.spec->id, gpus.size()));
@@ -73,7 +73,7 @@ void JobTable::start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime n
   } else {
     state_.assign(j, gpus);
   }
-  job.gpus = std::move(gpus);
+  job.gpus.assign(gpus.begin(), gpus.end());
   const double overhead_s = open_allocation(job, rate, now);
   emit(now, JobEventKind::Started, job, job.gpus, {}, StopReason::None, overhead_s);
 }

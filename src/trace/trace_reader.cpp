@@ -338,8 +338,15 @@ Workload read_trace(const std::string& path, TraceFormat format, const TraceOpti
   if (format == TraceFormat::Auto) format = detect_trace_format(path, text);
   // Each reader sorts (stably) before returning, so the result is already in submit order.
   const FormatRegistry registry = make_default_format_registry();
-  for (const FormatInfo& info : registry.all())
-    if (info.format == format) return info.read(path, text, options);
+  for (const FormatInfo& info : registry.all()) {
+    if (info.format != format) continue;
+    Workload workload = info.read(path, text, options);
+    // A trace without jobs is a wrong file (an empty export, a header only), not a run to report
+    // as 0 jobs and exit 0.
+    if (workload.jobs.empty())
+      throw InputError(path, 0, "", fmt::format("the trace holds no jobs (read as format '{}')", info.name));
+    return workload;
+  }
   throw InputError(path, 0, "", "unknown trace format");
 }
 

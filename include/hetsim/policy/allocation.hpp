@@ -36,6 +36,9 @@ struct AllocationPair {
   std::vector<double> second_rate;    ///< [type] the same of `second`
 };
 
+/// X[row][type], one row per AllocationView::jobs entry.
+using AllocationMatrix = std::vector<std::vector<double>>;
+
 /// Read-only input of one allocation computation. `jobs` are in arrival order.
 struct AllocationView {
   SimTime now;
@@ -47,7 +50,14 @@ struct AllocationView {
   std::vector<AllocationJob> jobs;
   /// Job pairs that may share GPUs (empty unless the policy packs), in (first, second) order.
   std::vector<AllocationPair> pairs;
+  /// The caller's last X, which it no longer needs: zero_allocation() takes its rows' memory, so a
+  /// policy that answers thousands of times per run allocates no rows (issue 19). May be null.
+  AllocationMatrix* spare_x = nullptr;
 };
+
+/// An all-zero X for `view` (a row of view.gpus_per_type.size() zeros per job), built in
+/// view.spare_x's memory when the caller left one.
+AllocationMatrix zero_allocation(const AllocationView& view);
 
 /// A view of `cluster`'s GPU types (names, GPUs per type) at `now`, without jobs: where the round
 /// mechanism and gavel-maxmin's goodput form (policy/gavel_goodput.cpp) both start.
@@ -57,9 +67,6 @@ AllocationView allocation_view_of(const Cluster& cluster, SimTime now, const Pol
 /// `throughput` per type, the type it runs on now (-1 = not running).
 AllocationJob allocation_row(JobIndex j, const JobRuntime& job, std::vector<double> throughput, double remaining_work,
                              double age_s, int placement_changes);
-
-/// X[row][type], one row per AllocationView::jobs entry.
-using AllocationMatrix = std::vector<std::vector<double>>;
 
 /// What a policy returns. When `ok` is false the mechanism reports `failure` and uses
 /// isolated_allocation() instead of `x`.

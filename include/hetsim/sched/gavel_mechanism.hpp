@@ -183,6 +183,7 @@ class GavelMechanism final : public EventHandler {
   std::size_t arrived_upto_ = 0;      // jobs [0, arrived_upto_) have had their arrival event
   std::map<JobIndex, std::vector<double>> allocation_; // X by job
   AllocationView view_;                                // compute_allocation's input, kept for its memory
+  AllocationMatrix spare_x_;                           // the last X, whose rows the next one reuses
   std::vector<const std::vector<double>*> x_row_;      // [job]: its row of allocation_ (choose_jobs)
   GavelPriorities priorities_;
   PyRandom shuffler_;

@@ -82,8 +82,9 @@ class JobTable {
   /// Starts job j on `gpus` (free, checked by the caller) at `rate` work units/s; a job asking for a
   /// fraction of a GPU (shares_gpu()) gets that share of its one GPU, free or shared with room. Charges the restart
   /// overhead (the job's own value, else the run's) and, at the first start, the profiling time:
-  /// no progress before `resume_at`. The Started event reports the overhead as charged.
-  void start(JobIndex j, std::vector<GpuId> gpus, double rate, SimTime now);
+  /// no progress before `resume_at`. The Started event reports the overhead as charged. `gpus` is
+  /// copied into the job's own list, whose memory a round mechanism's restarts reuse.
+  void start(JobIndex j, const std::vector<GpuId>& gpus, double rate, SimTime now);
   /// Takes job j's GPUs away (progress must be up to date); it waits again (Pending).
   void stop(JobIndex j, SimTime now, StopReason why);
   /// Running job j keeps its GPUs with a new global batch size and so a new `rate` from `now` on
