@@ -307,3 +307,21 @@ TEST_CASE("cli: options that would change nothing are refused, not recorded as u
   expect_input_error("run --trace " + native + " --schedule-on-arrival",
                      "field '--schedule-on-arrival': applies in round mode (--interval > 0)");
 }
+
+TEST_CASE("cli: a round-based run in which restarts outlast every round stops with the reason instead of spinning") {
+  // 1,000 s restarts against 360 s rounds: gavel-maxmin time-shares gavel-3..5 (5 jobs on 16
+  // GPUs), each round re-places them, so each pays a fresh restart and never progresses. The run
+  // used to spin towards the round limit (hours); it now stops once more than 1,000 + 2 x
+  // ceil(1000/360) = 1,006 rounds in a row stalled, and reports them unfinished.
+  const auto src = [](const std::string& f) { return hetsim::test::source_path("traces/" + f); };
+  const std::string out = (temp_dir() / "stalled").string();
+  const auto r = run_cli("run --cluster " + src("cluster-2rack.json") + " --trace " + src("gavel.trace") +
+                         " --throughputs " + src("gavel-throughputs.json") +
+                         " --policy gavel-maxmin --restart-overhead 1000 --out " + out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("the run stopped: no job progressed in 1007 rounds in a row"));
+  const std::string jobs = slurp(out + "/jobs.csv");
+  CHECK_THAT(jobs, Catch::Contains("gavel-1,0.000000,0.000000,1960.000000,1960.000000"));
+  for (const std::string id : {"gavel-3", "gavel-4", "gavel-5"})
+    CHECK_THAT(jobs, Catch::Contains(id + ",") && Catch::Contains("unfinished,\"no job progressed in 1007 rounds"));
+}

@@ -233,6 +233,7 @@ void GavelMechanism::start_round() {
   }
   table_.clear_changed();
   table_.end_pass(sim_.now());
+  if (stalled()) return end_stalled_run();
   if (!dispatched_.empty()) {
     schedule_round_end();
   } else if (joined_upto_ == workload_.jobs.size()) {

@@ -160,6 +160,10 @@ class GavelMechanism final : public EventHandler {
   void dispatch(JobIndex j) { dispatch_at(j, sim_.now()); }
   void dispatch_at(JobIndex j, SimTime now);
   void schedule_round_end();
+  // True when no job has progressed for so many rounds in a row that the run is a livelock
+  // (gavel_stall.cpp); end_stalled_run() then ends it.
+  bool stalled();
+  void end_stalled_run();
   // Round skipping (gavel_round_skip.cpp).
   bool skipping_allowed() const;
   bool reset_due(double now_s) const;
@@ -228,6 +232,8 @@ class GavelMechanism final : public EventHandler {
   double last_reset_s_ = 0.0;
   bool need_update_ = false;
   bool forced_ = false;
+  std::uint64_t stalled_rounds_ = 0;  // rounds in a row in which no dispatched job progressed
+  double longest_restart_s_ = 0.0;    // the longest restart left to a job at a dispatch so far
   bool tick_pending_ = false;
   SolverStats solver_;
   // Space sharing (only when the policy packs; empty otherwise).
