@@ -4,64 +4,89 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "delaunay_cache.hpp"
+
 extern "C" {
 #include <libqhull_r/qhull_ra.h>
 }
 
 namespace hetsim::perf_detail {
 
-DelaunayInterpolator3::DelaunayInterpolator3(std::vector<std::array<double, 3>> points,
-                                             std::vector<std::array<double, 2>> values)
-    : points_(std::move(points)), values_(std::move(values)) {
-  if (points_.size() < 5) throw std::runtime_error("Delaunay interpolation needs at least 5 points");
+namespace {
+
+// The lower-hull facets of Qhull's triangulation as point indices, in Qhull's facet and vertex
+// order (the order decides which tetrahedron answers a query on a shared face). Empty when Qhull fails.
+std::vector<Simplex3> qhull_simplices(const std::vector<std::array<double, 3>>& points) {
   std::vector<coordT> coords;
-  coords.reserve(points_.size() * 3);
-  for (const auto& p : points_) coords.insert(coords.end(), p.begin(), p.end());
+  coords.reserve(points.size() * 3);
+  for (const auto& p : points) coords.insert(coords.end(), p.begin(), p.end());
   qhT qh_storage;
   qhT* qh = &qh_storage;
   qh_zero(qh, stderr);
-  // The options scipy.spatial.Delaunay passes for 3-D input (Qt is always added).
-  char flags[] = "qhull d Qbb Qc Qz Q12 Qt";
+  std::string flags = std::string("qhull ") + kScipyDelaunayOptions;
   FILE* devnull = std::fopen("/dev/null", "w");
-  int code = qh_new_qhull(qh, 3, static_cast<int>(points_.size()), coords.data(), False, flags, nullptr,
+  int code = qh_new_qhull(qh, 3, static_cast<int>(points.size()), coords.data(), False, flags.data(), nullptr,
                           devnull ? devnull : stderr);
+  std::vector<Simplex3> out;
   if (code == 0) {
     facetT* facet;
     FORALLfacets {
       if (facet->upperdelaunay) continue;
-      Tet t{};
+      Simplex3 s{};
       int k = 0;
       bool ok = true;
       vertexT *vertex, **vertexp;
       FOREACHvertex_(facet->vertices) {
         int id = qh_pointid(qh, vertex->point);
-        if (k >= 4 || id < 0 || id >= static_cast<int>(points_.size())) {
+        if (k >= 4 || id < 0 || id >= static_cast<int>(points.size())) {
           ok = false;
           break;
         }
-        t.v[static_cast<std::size_t>(k++)] = id;
+        s[static_cast<std::size_t>(k++)] = id;
       }
-      if (!ok || k != 4) continue;
-      const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
-      double m[9];
-      for (int c = 0; c < 3; ++c)
-        for (int r = 0; r < 3; ++r) m[r * 3 + c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][static_cast<std::size_t>(r)] - p0[static_cast<std::size_t>(r)];
-      double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                   m[2] * (m[3] * m[7] - m[4] * m[6]);
-      double scale = 0.0;
-      for (double x : m) scale = std::max(scale, std::fabs(x));
-      if (!(std::fabs(det) > 1e-12 * scale * scale * scale)) continue;  // flat tetrahedron (Qt can make them)
-      t.inv = {(m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
-               (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
-               (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det};
-      tets_.push_back(t);
+      if (ok && k == 4) out.push_back(s);
     }
   }
   qh_freeqhull(qh, !qh_ALL);
   int curlong = 0, totlong = 0;
   qh_memfreeshort(qh, &curlong, &totlong);
   if (devnull) std::fclose(devnull);
-  if (code != 0 || tets_.empty()) throw std::runtime_error("Qhull could not triangulate the step-time samples");
+  if (code != 0) out.clear();
+  return out;
+}
+
+}  // namespace
+
+DelaunayInterpolator3::DelaunayInterpolator3(std::vector<std::array<double, 3>> points,
+                                             std::vector<std::array<double, 2>> values, const std::string& cache_dir)
+    : points_(std::move(points)), values_(std::move(values)) {
+  if (points_.size() < 5) throw std::runtime_error("Delaunay interpolation needs at least 5 points");
+  std::optional<std::vector<Simplex3>> simplices;
+  if (!cache_dir.empty()) simplices = read_delaunay_cache(cache_dir, points_, kScipyDelaunayOptions);
+  if (!simplices) {
+    simplices = qhull_simplices(points_);
+    if (!cache_dir.empty() && !simplices->empty()) write_delaunay_cache(cache_dir, points_, kScipyDelaunayOptions, *simplices);
+  }
+  for (const Simplex3& s : *simplices) add_tet(s);
+  if (tets_.empty()) throw std::runtime_error("Qhull could not triangulate the step-time samples");
+}
+
+void DelaunayInterpolator3::add_tet(const std::array<int, 4>& v) {
+  Tet t{};
+  t.v = v;
+  const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
+  double m[9];
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) m[r * 3 + c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][static_cast<std::size_t>(r)] - p0[static_cast<std::size_t>(r)];
+  double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+               m[2] * (m[3] * m[7] - m[4] * m[6]);
+  double scale = 0.0;
+  for (double x : m) scale = std::max(scale, std::fabs(x));
+  if (!(std::fabs(det) > 1e-12 * scale * scale * scale)) return;  // flat tetrahedron (Qt can make them)
+  t.inv = {(m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
+           (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
+           (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det};
+  tets_.push_back(t);
 }
 
 std::optional<std::array<double, 2>> DelaunayInterpolator3::operator()(const std::array<double, 3>& q) const {

@@ -5,15 +5,22 @@
 // options on the points in the same order to get the same tetrahedra.
 #include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hetsim::perf_detail {
+
+/// The options scipy.spatial.Delaunay passes to Qhull for 3-D input (Qt is always added).
+inline constexpr char kScipyDelaunayOptions[] = "d Qbb Qc Qz Q12 Qt";
 
 /// Linear interpolation of `values` (two per point) over the Delaunay tetrahedra of `points`.
 class DelaunayInterpolator3 {
  public:
   /// Triangulates; throws std::runtime_error when Qhull fails (fewer than 5 points, all coplanar).
-  DelaunayInterpolator3(std::vector<std::array<double, 3>> points, std::vector<std::array<double, 2>> values);
+  /// With `cache_dir`, the tetrahedra of an earlier triangulation of the same points are read from
+  /// there (delaunay_cache.hpp), and a new triangulation is stored there.
+  DelaunayInterpolator3(std::vector<std::array<double, 3>> points, std::vector<std::array<double, 2>> values,
+                        const std::string& cache_dir = {});
   /// Interpolated values at `q`, or nullopt outside the convex hull (scipy returns NaN there).
   std::optional<std::array<double, 2>> operator()(const std::array<double, 3>& q) const;
 
@@ -25,6 +32,7 @@ class DelaunayInterpolator3 {
   std::vector<std::array<double, 3>> points_;
   std::vector<std::array<double, 2>> values_;
   std::vector<Tet> tets_;
+  void add_tet(const std::array<int, 4>& v);
 };
 
 }  // namespace hetsim::perf_detail

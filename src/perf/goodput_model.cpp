@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <set>
@@ -142,7 +143,8 @@ double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::sp
   }
   const PolluxApplication* a = memo.app;
   if (!a || gpus.empty()) return 0.0;
-  int epoch = std::min(a->epoch_of(done), a->max_epochs() - 1);
+  const int done_epoch = memo_epoch(memo, *a, done);
+  int epoch = std::min(done_epoch, a->max_epochs() - 1);
   if (memo.batch_size != batch_size || memo.cluster != &cluster ||
       !std::equal(gpus.begin(), gpus.end(), memo.gpus.begin(), memo.gpus.end())) {
     memo.cluster = &cluster;
@@ -164,7 +166,7 @@ double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::sp
   if (whole_second_epochs_) {
     // The simulator advances its clock by round((boundary - progress) / goodput) whole seconds when
     // a job crosses an epoch boundary (Job.step); emulate by stretching or shrinking this piece.
-    double to_boundary = a->progress_at_epoch(a->epoch_of(done) + 1) - done;
+    double to_boundary = a->progress_at_epoch(done_epoch + 1) - done;
     if (to_boundary > 0.0) {
       double seconds = std::max(std::nearbyint(to_boundary / rate), 1e-6);
       rate = to_boundary / seconds;
@@ -173,7 +175,25 @@ double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::sp
   return rate;
 }
 
+int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double done) {
+  if (memo.epoch >= 0 && done >= memo.epoch_lo && done < memo.epoch_hi) return memo.epoch;
+  // epoch_of(done) == e means progress_at_epoch(e) <= done < progress_at_epoch(e + 1) (epoch 0:
+  // anything below the first boundary; the last epoch: anything from its boundary on).
+  const int e = a.epoch_of(done);
+  memo.epoch = e;
+  memo.epoch_lo = e == 0 ? -std::numeric_limits<double>::infinity() : a.progress_at_epoch(e);
+  memo.epoch_hi = e >= a.max_epochs() ? std::numeric_limits<double>::infinity() : a.progress_at_epoch(e + 1);
+  return e;
+}
+
 double GoodputModel::next_rate_change(const JobSpec& job, double done) const {
+  // rate_at's memo of this job, when it is of this application: no look-up by name, and its epoch.
+  if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type) {
+    const PolluxApplication& a = *m->second.app;
+    const int e = memo_epoch(m->second, a, done);
+    if (e >= a.max_epochs()) return std::numeric_limits<double>::infinity();
+    return a.progress_at_epoch(e + 1);
+  }
   const PolluxApplication* a = app(job.job_type);
   if (!a) return std::numeric_limits<double>::infinity();
   int e = a->epoch_of(done);
@@ -211,7 +231,10 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
     }
   }
   if (step_model == "pollux-table") {
-    steps = std::make_unique<PolluxTableStepModel>();
+    // Opt-in folder of Delaunay triangulations kept between runs (docs/models.md): Qhull's build is
+    // most of a short run's CPU time, and a pure function of the profiles.
+    const char* cache_dir = std::getenv("HETSIM_CACHE_DIR");
+    steps = std::make_unique<PolluxTableStepModel>(cache_dir ? cache_dir : "");
   } else if (step_model == "pollux-fit") {
     steps = std::make_unique<PolluxFitStepModel>(apps);
   } else {

@@ -62,7 +62,9 @@ std::vector<StepSample> read_step_samples(const std::string& path, std::string_v
     s.step_time_s = r[step];
     s.sync_time_s = r[sync];
     s.from_scalability = scalability;
-    s.source = fmt::format("{}:{}", path, csv.lines[i]);
+    // Plain appends: fmt::format here was 12,645 calls and 3% of a short Pollux run (issue 19).
+    s.source.reserve(path.size() + 8);
+    s.source.append(path).append(1, ':').append(std::to_string(csv.lines[i]));
     if (scalability) {
       s.num_nodes = whole_count(r[csv.column("num_nodes")], path, csv.lines[i], "num_nodes");
       s.num_replicas = whole_count(r[csv.column("num_replicas")], path, csv.lines[i], "num_replicas");
@@ -70,7 +72,8 @@ std::vector<StepSample> read_step_samples(const std::string& path, std::string_v
       double p = r[csv.column("placement")];
       if (!(p >= 1.0) || p != std::floor(p))
         throw InputError(path, csv.lines[i], "placement", "expected GPUs per node as digits (e.g. 1111)");
-      s.placement = fmt::format("{:.0f}", p);
+      // Whole numbers below 2^53 print as their integer ("{:.0f}" gives the same digits).
+      s.placement = p < 9007199254740992.0 ? std::to_string(static_cast<long long>(p)) : fmt::format("{:.0f}", p);
       s.num_nodes = static_cast<int>(s.placement.size());
       for (char c : s.placement) s.num_replicas += c - '0';
     }

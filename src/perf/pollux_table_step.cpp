@@ -54,7 +54,8 @@ struct PolluxTableStepModel::Table {
   mutable std::map<std::tuple<int, int, double>, StepTime> nd_cache;
 };
 
-PolluxTableStepModel::PolluxTableStepModel() = default;
+PolluxTableStepModel::PolluxTableStepModel(std::string triangulation_cache_dir)
+    : cache_dir_(std::move(triangulation_cache_dir)) {}
 PolluxTableStepModel::~PolluxTableStepModel() = default;
 
 const PolluxTableStepModel::Table& PolluxTableStepModel::table(const PolluxApplication& app,
@@ -132,7 +133,7 @@ StepTime PolluxTableStepModel::step_time(const PolluxApplication& app, const std
   if (!t.nd_built) {
     t.nd_built = true;
     try {
-      t.nd = std::make_unique<perf_detail::DelaunayInterpolator3>(t.points, t.values);
+      t.nd = std::make_unique<perf_detail::DelaunayInterpolator3>(t.points, t.values, cache_dir_);
     } catch (const std::runtime_error&) {
       t.nd.reset();  // too few points: the nearest-sample fallback answers
     }

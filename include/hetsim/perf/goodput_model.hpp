@@ -106,7 +106,12 @@ class GoodputModel final : public ThroughputModel {
     bool one_type = false;
     bool profiled = false;
     std::optional<GoodputStep> step;
+    // The epoch of the last progress asked about and its progress interval [epoch_lo, epoch_hi):
+    // a job's progress stays inside one epoch for many look-ups, so epoch_of's search is skipped.
+    int epoch = -1;
+    double epoch_lo = 0.0, epoch_hi = 0.0;
   };
+  static int memo_epoch(RateMemo& memo, const PolluxApplication& a, double done);
   mutable std::unordered_map<const JobSpec*, RateMemo> rate_memo_;
   double memo_rate(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size, int epoch,
                    const JobSpec& job) const;

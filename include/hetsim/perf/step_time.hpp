@@ -45,9 +45,11 @@ class StepTimeModel {
 /// batch) built from the placement rows averaged per (nodes, replicas, batch) plus the
 /// scalability rows; outside their hull the nearest sample in (nodes, replicas) at the clamped
 /// batch is used (documented fallback; the simulator would fail an assertion).
+/// With `triangulation_cache_dir` (the CLI's HETSIM_CACHE_DIR), Delaunay triangulations are kept
+/// there between runs: the same profiles are triangulated by Qhull once (docs/models.md).
 class PolluxTableStepModel final : public StepTimeModel {
  public:
-  PolluxTableStepModel();
+  explicit PolluxTableStepModel(std::string triangulation_cache_dir = {});
   ~PolluxTableStepModel() override;
   std::string name() const override { return "pollux-table"; }
   StepTime step_time(const PolluxApplication& app, const std::string& gpu_type, const Placement& placement,
@@ -57,6 +59,7 @@ class PolluxTableStepModel final : public StepTimeModel {
   struct Table;
   const Table& table(const PolluxApplication& app, const std::string& gpu_type) const;
   mutable std::map<std::string, std::unique_ptr<Table>> tables_;  // lazily built per app/GPU type
+  std::string cache_dir_;
 };
 
 }  // namespace hetsim

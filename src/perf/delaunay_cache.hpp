@@ -1,0 +1,33 @@
+#pragma once
+// A folder of Delaunay triangulations kept between runs (private to src/perf/). Qhull's build of
+// an application's step-time samples is most of a short Pollux run (issue 19: about 75 M
+// instructions per application against about 90 M for the rest of a tiresias run), and it is a
+// pure function of the points, the Qhull version and the options: a later run on the same
+// profiles reads the tetrahedra back instead. A file records all three and the points themselves,
+// so a file made from other points, by another Qhull or damaged is never used (it is rebuilt).
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetsim::perf_detail {
+
+using Simplex3 = std::array<int, 4>;  // point indices of one tetrahedron, in Qhull's vertex order
+
+/// The file of `points` in `dir` (its name is a hash of the points, the Qhull version and `options`).
+std::string delaunay_cache_path(const std::string& dir, const std::vector<std::array<double, 3>>& points,
+                                const std::string& options);
+
+/// The tetrahedra stored for exactly these points, Qhull version and options, in Qhull's facet
+/// order; nullopt when there is no such file or it does not match or is damaged.
+std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
+                                                         const std::vector<std::array<double, 3>>& points,
+                                                         const std::string& options);
+
+/// Stores the tetrahedra (written to a temporary file, then renamed, so that concurrent runs never
+/// read half a file). Best effort: a folder that cannot be created or written is left alone (the
+/// next run triangulates again); returns whether the file was written.
+bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<double, 3>>& points,
+                          const std::string& options, const std::vector<Simplex3>& simplices);
+
+}  // namespace hetsim::perf_detail
