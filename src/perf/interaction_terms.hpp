@@ -53,6 +53,10 @@ class AdditiveTerms {
   AdditiveTerms(const TensorLayout& layout, std::vector<TermSpec> terms);
   /// Contribution of every term to cell (i, j, k).
   double predict(std::size_t i, std::size_t j, std::size_t k) const;
+  /// Adds every term's contribution to out[(i J + j) K + k] for every cell, term after term: per
+  /// cell the same additions in the same order as predict() (bit-identical), without its per-cell
+  /// key dispatch (the full tensor of Sia's table is 68,400 cells per fit).
+  void add_predictions(std::vector<double>& out) const;
   /// Contribution of every term to observation o of the cells last bound (bind()).
   double predict_bound(std::size_t o) const;
   /// Caches every term's table entry and covariate for each cell of `obs` (the sweeps of one fit
@@ -80,6 +84,9 @@ class AdditiveTerms {
   std::vector<std::vector<std::uint32_t>> bound_key_;
   std::vector<std::vector<double>> bound_x_;
   std::vector<char> unit_x_;  // per term: its covariate is 1 for every cell (not a slope)
+  // per term: consecutive bound cells mostly share its table entry (runs of one key), so the sweep
+  // sums each run in a register instead of through memory (same additions, same order)
+  std::vector<char> runs_;
   std::vector<std::vector<double>> den_;
 };
 

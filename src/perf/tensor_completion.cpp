@@ -203,7 +203,8 @@ std::vector<TermSpec> table_terms(const Structure& s, const CompletionOptions& o
 // with one ALS sweep on what the tables leave; returns the final regularised loss.
 double fit_joint(AlsModel& cp, AdditiveTerms& terms, const std::vector<Observation>& obs, const CompletionOptions& o) {
   std::vector<double> residual(obs.size());
-  std::vector<Observation> rest = obs;  // what the CP part is fitted to: y - tables
+  std::vector<Observation> rest;  // what the CP part is fitted to: y - tables (only with CP terms)
+  if (!cp.empty()) rest = obs;
   terms.bind(obs);
   auto refresh = [&] {
     for (std::size_t n = 0; n < obs.size(); ++n)
@@ -265,11 +266,16 @@ std::vector<double> fit_predict(const TensorLayout& layout, const std::vector<Ob
                                       : fit_joint(model, terms, obs, o);
     if (loss < best) {
       best = loss;
+      // mean + cp + (0 + term 0 + term 1 + ...), each sum in the order it always had; the tables'
+      // sum is built in place (a fresh 68,400-cell buffer per fit cost page faults on Sia's table).
+      std::fill(best_values.begin(), best_values.end(), 0.0);
+      terms.add_predictions(best_values);
       for (std::size_t i = 0; i < dims[0]; ++i)
         for (std::size_t j = 0; j < dims[1]; ++j)
-          for (std::size_t k = 0; k < dims[2]; ++k)
-            best_values[(i * dims[1] + j) * dims[2] + k] =
-                mean + (model.empty() ? 0.0 : model.predict({i, j, k})) + terms.predict(i, j, k);
+          for (std::size_t k = 0; k < dims[2]; ++k) {
+            const std::size_t n = (i * dims[1] + j) * dims[2] + k;
+            best_values[n] = mean + (model.empty() ? 0.0 : model.predict({i, j, k})) + best_values[n];
+          }
     }
   }
   if (loss_out) *loss_out = best;
