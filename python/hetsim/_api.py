@@ -124,6 +124,14 @@ def run(cluster=None, trace=None, policy="fifo", params=None, out=None, check_in
     return RunResult(jobs_csv, summary_json, warnings, notes, os.fspath(out) if out else None)
 
 
+def _threads(jobs, caller):
+    """`jobs` as a thread count, checked as the CLI's --jobs is (a bool or 2.5 is not a count)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 4096:
+        raise _hetsim.InputError(f"{caller}: field 'jobs': must be a whole number of threads from 1 to 4096, "
+                                 f"got {jobs!r}")
+    return jobs
+
+
 def compare(policies, cluster=None, trace=None, jobs=2, out=None, check_invariants=False, **options):
     """Runs each policy (names, classes, FILE.py[:Class], (policy, params) pairs or
     {"policy", "params", "label"} dicts) on the same inputs on `jobs` threads; returns a CompareResult.
@@ -131,7 +139,7 @@ def compare(policies, cluster=None, trace=None, jobs=2, out=None, check_invarian
     doc = _settings(dict(cluster=cluster, trace=trace, **options))
     listed, entries = _policy_list(policies)
     doc["policies"] = listed
-    table, runs = _hetsim._compare(json.dumps(doc), entries, int(jobs), os.fspath(out) if out else "",
+    table, runs = _hetsim._compare(json.dumps(doc), entries, _threads(jobs, "hetsim.compare()"), os.fspath(out) if out else "",
                                    bool(check_invariants))
     return CompareResult(table, runs, os.fspath(out) if out else None)
 
@@ -150,7 +158,7 @@ def sweep(spec, out=None, jobs=2, fresh=False, policies=(), check_invariants=Fal
     # The spec's "policy_files", checked and resolved against the spec's folder by the C++ parser.
     for f in _hetsim._spec_policy_files(text, path):
         extra += describe_policy_file(f)
-    counts, out_dir = _hetsim._sweep(text, path, extra, os.fspath(out) if out else "", int(jobs), bool(fresh),
-                                     bool(check_invariants))
+    counts, out_dir = _hetsim._sweep(text, path, extra, os.fspath(out) if out else "", _threads(jobs, "hetsim.sweep()"),
+                                     bool(fresh), bool(check_invariants))
     return SweepResult(out_dir, counts)
 

@@ -115,3 +115,12 @@ def test_spec_file_policy_files_from_the_cli(tmp_path, cli):
     bad = write(tmp_path / "bad.json", json.dumps({"cluster": "default", "policy_files": ["missing.py"], "policies": ["fifo"]}))
     r = cli("sweep", bad, "--dry-run")
     assert r.returncode == 2 and "field 'policy_files[0]': file not found" in r.stderr
+
+
+def test_thread_counts_are_checked_like_the_cli():
+    for bad in (0, -1, 4097, 2.5, True, "2"):
+        with pytest.raises(hetsim.InputError,
+                           match=r"hetsim.compare\(\): field 'jobs': must be a whole number of threads from 1 to 4096"):
+            hetsim.compare(["fifo"], jobs=bad)
+    with pytest.raises(hetsim.InputError, match=r"hetsim.sweep\(\): field 'jobs'"):
+        hetsim.sweep({"policies": ["fifo"]}, jobs=0)
