@@ -360,9 +360,9 @@ void register_heet(PolicyRegistry& registry) {
                              "restarts every round (the prototype's control plane)"},
        {"round_skip", "true", "'true' = a round where only running jobs progressed since a plan proved steady "
                               "keeps every allocation without planning (same decisions); 'false' = plan every round"},
-       {"tail", "wide", "tail protection: a job whose remaining time on its requested GPUs outlasts the rest of the "
-                        "active work on the rest of the cluster runs on at least its request, longest first; 'wide' = "
-                        "for jobs asking for more GPUs than a host, 'all' = for every job, 'off' = never"}},
+       {"tail", "off", "tail protection: a job whose remaining time on its requested GPUs outlasts the rest of the "
+                       "active work on the rest of the cluster runs on at least its request, longest first; 'wide' = "
+                       "for jobs asking for more GPUs than a host, 'all' = for every job, 'off' = never (heet as before)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         // As --interval: rounds under a millisecond would take billions of rounds.
         const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
@@ -376,7 +376,7 @@ void register_heet(PolicyRegistry& registry) {
         const std::string& tail = param_string(p, "tail");
         if (tail != "wide" && tail != "all" && tail != "off")
           throw InputError("", 0, "--param tail", fmt::format("expected wide, all or off, got '{}'", tail));
-        const HeetPolicy::Tail tail_mode = tail == "all" ? HeetPolicy::Tail::All : tail == "off" ? HeetPolicy::Tail::Off : HeetPolicy::Tail::Wide;
+        const HeetPolicy::Tail tail_mode = tail == "all" ? HeetPolicy::Tail::All : tail == "wide" ? HeetPolicy::Tail::Wide : HeetPolicy::Tail::Off;
         return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true", tail_mode);
       },
       nullptr});

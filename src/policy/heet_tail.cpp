@@ -24,12 +24,12 @@ std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int
     std::pop_heap(jobs.begin(), end, shorter);
     const HeetTailJob& j = *(end - 1);
     const int rest_gpus = total_gpus - taken_gpus - j.gpus;
-    if (rest_gpus < 0) break;
+    // No GPU left beside it: the rest waits for j whether j runs now or later, so starting it
+    // first cannot end the work sooner; it competes by heet's weight. A shorter job may still fit.
+    if (rest_gpus <= 0) continue;
     const double own_gpu_s = j.remaining_s * j.gpus;
     const double rest_gpu_s = std::max(0.0, work_gpu_s - taken_gpu_s - own_gpu_s);
-    // With no GPU left for the rest, the rest waits for j anyway: j is critical iff work remains.
-    const bool outlasts = rest_gpus == 0 ? true : j.remaining_s * rest_gpus >= rest_gpu_s;
-    if (!outlasts) break;
+    if (j.remaining_s * rest_gpus < rest_gpu_s) break;  // the rest outlasts j: no job from here on decides the end
     critical.push_back({j.job, j.gpus});
     taken_gpu_s += own_gpu_s;
     taken_gpus += j.gpus;

@@ -33,8 +33,8 @@ struct HeetTailClaim {
 /// is critical while remaining_s(j) >= (W - W_c - remaining_s(j) x gpus(j)) / (G - G_c - gpus(j)),
 /// where W is the active jobs' remaining GPU-seconds at their counts, G the cluster's GPUs and
 /// W_c, G_c those of the critical jobs before j: the rest drains sooner than j ends even if it
-/// runs now. Only eligible jobs are taken (the others' work stays in the rest); stops at the first
-/// that is not critical or does not fit in what is left.
+/// runs now. Only eligible jobs are taken (the others' work stays in the rest); a job that leaves no
+/// GPU for the rest is passed over; stops at the first that is not critical.
 /// Jobs with an infinite or NaN remaining time (no type can run them) are left out of W.
 std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int total_gpus);
 
