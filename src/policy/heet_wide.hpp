@@ -46,7 +46,8 @@ class HeetWidePlacer {
                                    std::vector<char>& taken, std::vector<JobIndex>& narrow, bool* steady = nullptr);
 
   /// Job j's rate on its requested count spanning hosts, per GPU type (heet_spanning_rate), kept:
-  /// the model's rate does not change with progress for the models heet plans with.
+  /// the model's rate does not change with progress for the models heet plans with. The reference
+  /// lives until the next call (the table grows by job index).
   const std::vector<double>& rates(const PolicyView& ctx, JobIndex j);
 
  private:
