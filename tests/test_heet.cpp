@@ -279,11 +279,11 @@ TEST_CASE("heet's exchange matching with missing edges gives the search's types,
 }
 
 // heet's round skipping must not move a decision: the same runs with and without it, job by job.
-static void check_round_skip_same(RunSpec spec) {
+static void check_round_skip_same(RunSpec spec, const std::string& tail = "off") {
   spec.policy = "heet";
-  spec.params = {{"round_skip", "false"}};
+  spec.params = {{"round_skip", "false"}, {"tail", tail}};
   const RunOutput full = run_simulation(spec, make_default_registry());
-  spec.params = {{"round_skip", "true"}};
+  spec.params = {{"round_skip", "true"}, {"tail", tail}};
   const RunOutput skip = run_simulation(spec, make_default_registry());
   REQUIRE(full.records.size() == skip.records.size());
   CHECK(full.summary.completed == full.records.size());
@@ -307,12 +307,15 @@ TEST_CASE("heet's round skipping gives the same runs: generated jobs with wide o
   generated.generator = GavelWorkloadConfig{};
   generated.generator->jobs = 300;
   check_round_skip_same(generated);
+  check_round_skip_same(generated, "wide");  // the tail rule keeps skipping exact (docs/policies.md heet)
+  check_round_skip_same(generated, "all");
   RunSpec trace;
   trace.cluster = "pollux-64";
   trace.cluster_scale = 4;
   trace.trace = *itp;
   trace.format = TraceFormat::Itp;
   check_round_skip_same(trace);
+  check_round_skip_same(trace, "all");
   CHECK_THROWS_WITH(make_default_registry().make("heet", {{"round_skip", "yes"}}, 0),
                     Catch::Contains("round_skip") && Catch::Contains("true or false"));
 }

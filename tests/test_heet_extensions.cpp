@@ -8,6 +8,7 @@
 #include "hetsim/run.hpp"
 #include "hetsim/sched/placement.hpp"
 #include "topology_fixtures.hpp"
+#include "../src/policy/heet_tail.hpp"
 
 using namespace hetsim;
 using namespace hetsim::test;
@@ -91,6 +92,67 @@ TEST_CASE("heet: wide jobs take whole hosts, the rest is planned per host") {
   CHECK(heet_ext_record(out, "w").jct_s() == Approx(400.0));
   CHECK(heet_ext_record(out, "w").gpus == 4);
   CHECK(heet_ext_record(out, "n").jct_s() == Approx(100.0));
+}
+
+TEST_CASE("heet's tail rule: the longest jobs whose remaining time outlasts the rest of the work, by hand") {
+  // 10 GPUs. W = 1000 x 4 + 500 x 2 + 100 x 1 + 50 x 1 = 5,150 GPU-s.
+  // j0 (1,000 s on 4): the rest, 1,150 GPU-s on 6 GPUs, drains in 191.7 s < 1,000: protected.
+  // j1 (500 s on 2): the rest, 150 GPU-s on 4 GPUs, 37.5 s < 500: protected.
+  // j2 (100 s on 1): the rest, 50 GPU-s on 3 GPUs, 16.7 s < 100: protected.
+  // j3 (50 s on 1): nothing else left, 0 <= 50: protected.
+  const std::vector<HeetTailJob> jobs{{3, 1, 50.0}, {0, 4, 1000.0}, {2, 1, 100.0}, {1, 2, 500.0}};
+  const std::vector<HeetTailClaim> all = heet_tail_critical(jobs, 10);
+  CHECK(all == std::vector<HeetTailClaim>{{0, 4}, {1, 2}, {2, 1}, {3, 1}});
+  // Six more 1-GPU jobs of 400 s (2,400 GPU-s more): j0's rest is 3,550 GPU-s on 6 GPUs = 591.7 s,
+  // still < 1,000: protected; j1 (500 s) against 2,550 GPU-s on 4 GPUs = 637.5 s: not, and the walk stops.
+  std::vector<HeetTailJob> crowded = jobs;
+  for (JobIndex j = 4; j < 10; ++j) crowded.push_back({j, 1, 400.0});
+  CHECK(heet_tail_critical(crowded, 10) == std::vector<HeetTailClaim>{{0, 4}});
+  // On 4 GPUs j0 leaves none for the rest: passed over, its work stays in the rest; j1 then has 2
+  // GPUs beside it for 5,150 - 1,000 = 4,150 GPU-s: 2,075 s > 500, not protected, and the walk stops.
+  CHECK(heet_tail_critical(jobs, 4).empty());
+  // Without j0 on 4 GPUs: W = 1,150; j1 against 150 GPU-s on 2 GPUs (75 s < 500) and j2 against 50
+  // on 1 (50 s < 100) are protected; j3 would leave no GPU beside the three: passed over.
+  CHECK(heet_tail_critical({jobs[0], jobs[2], jobs[3]}, 4) == std::vector<HeetTailClaim>{{1, 2}, {2, 1}});
+  // Not eligible (tail=wide: only jobs wider than a host): passed over, their work stays in the rest.
+  std::vector<HeetTailJob> narrow_only = jobs;
+  narrow_only[1].eligible = false;  // j0
+  CHECK(heet_tail_critical(narrow_only, 10).empty());  // j1: 4,150 GPU-s on 8 GPUs = 518.75 s > 500
+  // A job no type can run (infinite remaining time) counts nowhere.
+  CHECK(heet_tail_critical({{0, 1, std::numeric_limits<double>::infinity()}, {1, 1, 10.0}}, 2) ==
+        std::vector<HeetTailClaim>{{1, 1}});
+}
+
+TEST_CASE("heet: the tail rule starts a long wide job that heet's weight would leave for last") {
+  // Three 2-GPU hosts, duration model, 120 s rounds, free restarts. At 0: 'w' asks 4 GPUs for 2,000 s
+  // (rate 1 on 4 GPUs; weight 2,000 x T(4)^2 / T(1) = 2,000 x 1 / 4 = 500), n1..n4 1 GPU for 400 s
+  // each (weight 400, and 4 / 4 slots of size 1).
+  const Cluster c = flat_cluster(3, 2, 100.0, 100.0);
+  auto model = make_throughput_model("duration", "", {}, c);
+  const Workload w = heet_ext_workload({heet_ext_seconds_job("w", 4, 2000), heet_ext_seconds_job("n1", 1, 400),
+                                        heet_ext_seconds_job("n2", 1, 400), heet_ext_seconds_job("n3", 1, 400),
+                                        heet_ext_seconds_job("n4", 1, 400)});
+  SECTION("tail=off (default): the four short jobs claim 4 of 6 GPUs first, 'w' (4) waits; they end at 400, 'w' starts at the round at 480 and ends at 2,480") {
+    const RunOutput out = heet_ext_run(c, w, *model, "heet", {{"restart_s", "0"}});
+    CHECK(heet_ext_record(out, "w").jct_s() == Approx(2480.0));
+    CHECK(heet_ext_record(out, "n4").jct_s() == Approx(400.0));
+    CHECK(out.summary.makespan_s == Approx(2480.0));
+    CHECK(out.summary.jct_mean_s == Approx((2480.0 + 4 * 400.0) / 5));
+  }
+  SECTION("tail=wide and tail=all: 'w' outlasts the rest (1,600 GPU-s on 2 GPUs = 800 s < 2,000) and runs from 0; n1, n2 share the last host to 400, n3, n4 run 480-880") {
+    for (const PolicyParams& params : {PolicyParams{{"restart_s", "0"}, {"tail", "wide"}}, PolicyParams{{"restart_s", "0"}, {"tail", "all"}}}) {
+      const RunOutput out = heet_ext_run(c, w, *model, "heet", params);
+      CHECK(heet_ext_record(out, "w").jct_s() == Approx(2000.0));
+      CHECK(heet_ext_record(out, "w").preemptions == 0);
+      CHECK(heet_ext_record(out, "n2").jct_s() == Approx(400.0));
+      CHECK(heet_ext_record(out, "n3").jct_s() == Approx(880.0));
+      CHECK(heet_ext_record(out, "n4").jct_s() == Approx(880.0));
+      CHECK(out.summary.makespan_s == Approx(2000.0));
+      CHECK(out.summary.jct_mean_s == Approx((2000.0 + 2 * 400.0 + 2 * 880.0) / 5));
+    }
+  }
+  CHECK_THROWS_WITH(make_default_registry().make("heet", {{"tail", "yes"}}, 0),
+                    Catch::Contains("--param tail") && Catch::Contains("expected wide, all or off, got 'yes'"));
 }
 
 TEST_CASE("heet: a job asking for more GPUs than a GPU type has in all is rejected with its reason") {

@@ -16,11 +16,13 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <iterator>
+#include <limits>
 
 #include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/policy/heet_plan.hpp"
 #include "hetsim/util/error.hpp"
+#include "heet_tail.hpp"
 #include "heet_wide.hpp"
 
 namespace hetsim {
@@ -28,8 +30,10 @@ namespace {
 
 class HeetPolicy final : public SchedulingPolicy {
  public:
-  HeetPolicy(double round_s, double restart_s, bool every_round, bool round_skip)
-      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round), round_skip_(round_skip) {}
+  // Which jobs the tail rule may protect (heet_tail.hpp): none, wide jobs only, or every job.
+  enum class Tail { Off, Wide, All };
+  HeetPolicy(double round_s, double restart_s, bool every_round, bool round_skip, Tail tail)
+      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round), round_skip_(round_skip), tail_(tail) {}
   std::string name() const override { return "heet"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
   std::optional<double> round_s() const override { return round_s_; }
@@ -40,27 +44,97 @@ class HeetPolicy final : public SchedulingPolicy {
     // stop, resize, arrival and completion in changed(), and every job it planned runs), so only
     // running jobs progressed since, and heet_plan proved its plan comes back; an empty decision
     // keeps every allocation, as that plan would (issue 19: rounds that cost what changes).
-    if (steady_ && ctx.changed().empty() && ctx.running().size() == steady_allocations_) return {};
+    const bool quiet = steady_ && ctx.changed().empty() && ctx.running().size() == steady_allocations_;
+    if (quiet && tail_ == Tail::Off) return {};
     steady_ = false;
-    const Cluster& cluster = ctx.cluster();
-    std::vector<JobIndex> active;
-    active.reserve(ctx.running().size() + ctx.pending().size());
-    std::merge(ctx.running().begin(), ctx.running().end(), ctx.pending().begin(), ctx.pending().end(),
-               std::back_inserter(active));
-
+    const std::vector<JobIndex>& active = active_jobs(ctx);
     int largest = 0;
-    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
+    for (const Node& n : ctx.cluster().nodes()) largest = std::max(largest, n.gpu_count);
     // Every active job's rate table first: the wide placer reads them instead of asking the model
     // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
     for (JobIndex j : active) fill_rates(ctx, j, largest);
-    const auto table = [this](JobIndex j) -> const HeetRateTable& { return rates_[static_cast<std::size_t>(j)]; };
 
-    // Wide jobs first: they take whole hosts, the rest of the cluster is planned as the prototype does.
+    // Tail protection (heet_tail.hpp): the jobs that decide the makespan unless they run now. A
+    // protected wide job is placed first (heet gives a wide job exactly its count anyway); for a
+    // protected narrow one (tail=all) heet's own plan stands when it gives the job at least its
+    // count, else the round is planned again with every protected job placed first. A steady plan
+    // still comes back while the protected wide jobs are the same and all protected jobs hold theirs.
+    std::vector<HeetTailClaim> critical, spanning;
+    if (tail_ != Tail::Off) {
+      critical = heet_tail_critical(tail_jobs(ctx, active, largest), ctx.cluster().total_gpus());
+      for (const HeetTailClaim& c : critical)
+        if (c.gpus > largest) spanning.push_back(c);
+      if (quiet && spanning == reserved_ &&
+          std::all_of(critical.begin(), critical.end(), [&](const HeetTailClaim& c) { return holds(ctx, c); })) {
+        steady_ = true;
+        return {};
+      }
+    }
+    RoundPlan plan = plan_round(ctx, active, spanning);
+    if (!gives_all(plan, critical)) {
+      plan = plan_round(ctx, active, critical);
+      plan.steady = false;
+    }
+    reserved_ = std::move(spanning);
+
+    Decision d;
+    std::vector<char> planned(active.empty() ? 0 : static_cast<std::size_t>(active.back()) + 1, 0);
+    for (const AllocationRequest& a : plan.allocate) planned[static_cast<std::size_t>(a.job)] = 1;
+    d.allocate = std::move(plan.allocate);
+    // every-round: the prototype stops every job at the end of a round and starts the next round's
+    // plan afresh, so a job that keeps its GPUs restarts too (and pays restart_s).
+    for (JobIndex j : ctx.running())
+      if (every_round_ || !planned[static_cast<std::size_t>(j)]) d.preempt.push_back(j);
+    steady_ = round_skip_ && plan.steady && !every_round_;
+    steady_allocations_ = d.allocate.size();
+    return d;
+  }
+
+ private:
+  // Running and waiting jobs in index order, kept across passes from ctx.changed() (every
+  // admission, start, stop and end is reported there) instead of walking both sets each round:
+  // with thousands waiting that walk was the largest cost of a round (ITP cluster04). A count
+  // that disagrees with the sets (a view without changes) rebuilds it.
+  const std::vector<JobIndex>& active_jobs(const PolicyView& ctx) {
+    for (JobIndex j : ctx.changed()) {
+      const JobStatus st = ctx.job(j).status;
+      const bool in = st == JobStatus::Pending || st == JobStatus::Running;
+      const auto it = std::lower_bound(active_.begin(), active_.end(), j);
+      const bool has = it != active_.end() && *it == j;
+      if (in && !has) active_.insert(it, j);
+      if (!in && has) active_.erase(it);
+    }
+    if (active_.size() != ctx.running().size() + ctx.pending().size()) {
+      active_.clear();
+      std::merge(ctx.running().begin(), ctx.running().end(), ctx.pending().begin(), ctx.pending().end(),
+                 std::back_inserter(active_));
+    }
+    return active_;
+  }
+
+  struct RoundPlan {
+    std::vector<AllocationRequest> allocate;
+    bool steady = false;  // provably comes back while only running jobs progress (heet_plan)
+  };
+
+  // One plan: the `reserve` jobs (tail rule) placed first, then wide jobs on what is left, then
+  // the prototype's plan on the rest of the cluster.
+  RoundPlan plan_round(const PolicyView& ctx, const std::vector<JobIndex>& active, const std::vector<HeetTailClaim>& reserve) {
+    const Cluster& cluster = ctx.cluster();
+    RoundPlan out;
     std::vector<char> taken(static_cast<std::size_t>(cluster.total_gpus()), 0);
+    std::vector<JobIndex> rest = active;
+    bool kept = true;
+    if (!reserve.empty()) {
+      std::vector<JobIndex> placed = reserve_tail(ctx, reserve, taken, out.allocate, kept);
+      std::sort(placed.begin(), placed.end());
+      std::erase_if(rest, [&](JobIndex j) { return std::binary_search(placed.begin(), placed.end(), j); });
+    }
+    const auto table = [this](JobIndex j) -> const HeetRateTable& { return rates_[static_cast<std::size_t>(j)]; };
+    // Wide jobs next: they take whole hosts, the rest of the cluster is planned as the prototype does.
     std::vector<JobIndex> narrow;
     bool wide_steady = false;
-    const std::vector<WidePlacement> wide = wide_.place(ctx, active, table, taken, narrow, &wide_steady);
-
+    const std::vector<WidePlacement> wide = wide_.place(ctx, rest, table, taken, narrow, &wide_steady);
     std::vector<HeetHost> hosts;
     for (const Node& n : cluster.nodes()) {
       int free = 0;
@@ -74,28 +148,131 @@ class HeetPolicy final : public SchedulingPolicy {
     const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs, nullptr, &plan_steady);
     for (HeetJob& hj : jobs) rates_[static_cast<std::size_t>(hj.job)] = std::move(hj.rate);  // kept for next round
     const std::vector<std::vector<GpuId>> gpus = exact_gpus(ctx, plan, taken);
-
-    Decision d;
-    std::vector<char> planned(active.empty() ? 0 : static_cast<std::size_t>(active.back()) + 1, 0);
-    for (const WidePlacement& w : wide) {
-      planned[static_cast<std::size_t>(w.job)] = 1;
-      d.allocate.push_back({w.job, w.type, static_cast<int>(w.gpus.size()), w.gpus});
-    }
+    for (const WidePlacement& w : wide)
+      out.allocate.push_back({w.job, w.type, static_cast<int>(w.gpus.size()), w.gpus});
     for (std::size_t k = 0; k < plan.size(); ++k) {
-      planned[static_cast<std::size_t>(plan[k].job)] = 1;
       const GpuTypeId type = cluster.nodes()[static_cast<std::size_t>(plan[k].host)].gpu_type;
-      d.allocate.push_back({plan[k].job, type, plan[k].gpus, gpus[k]});
+      out.allocate.push_back({plan[k].job, type, plan[k].gpus, gpus[k]});
     }
-    // every-round: the prototype stops every job at the end of a round and starts the next round's
-    // plan afresh, so a job that keeps its GPUs restarts too (and pays restart_s).
-    for (JobIndex j : ctx.running())
-      if (every_round_ || !planned[static_cast<std::size_t>(j)]) d.preempt.push_back(j);
-    steady_ = round_skip_ && plan_steady && wide_steady && !every_round_;
-    steady_allocations_ = d.allocate.size();
-    return d;
+    out.steady = plan_steady && wide_steady && kept;
+    return out;
   }
 
- private:
+  // The tail rule's view of the active jobs: requested count and remaining seconds there on the
+  // fastest type (a host's table for a count that fits a host, the spanning rate beyond).
+  std::vector<HeetTailJob> tail_jobs(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest) {
+    std::vector<HeetTailJob> out;
+    out.reserve(active.size());
+    for (JobIndex j : active) {
+      const int want = std::max(1, ctx.job(j).spec->requested_gpus);
+      double rate = 0.0;
+      if (want <= largest) {
+        for (const std::vector<double>& r : rates_[static_cast<std::size_t>(j)])
+          rate = std::max(rate, r[static_cast<std::size_t>(want)]);
+      } else {
+        for (double r : wide_.rates(ctx, j)) rate = std::max(rate, r);
+      }
+      out.push_back({j, want, rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity(),
+                     tail_ == Tail::All || want > largest});
+    }
+    return out;
+  }
+
+  static bool holds(const PolicyView& ctx, const HeetTailClaim& c) {
+    const JobRuntime& rt = ctx.job(c.job);
+    return rt.status == JobStatus::Running && static_cast<int>(rt.gpus.size()) >= c.gpus;
+  }
+
+  static bool gives_all(const RoundPlan& plan, const std::vector<HeetTailClaim>& critical) {
+    return std::all_of(critical.begin(), critical.end(), [&](const HeetTailClaim& c) {
+      return std::any_of(plan.allocate.begin(), plan.allocate.end(),
+                         [&](const AllocationRequest& a) { return a.job == c.job && a.gpu_count >= c.gpus; });
+    });
+  }
+
+  // Places the protected jobs before anything else: those running on at least their count keep
+  // their GPUs (no restart), then the others, longest first, on their count: a wide job on the
+  // fastest type with room (whole hosts first), a narrow one on the host of its fastest type with
+  // room, its current host first, then the fullest that fits (fewer broken hosts). A job with no
+  // room is left to the plan. Returns the jobs placed; `kept`: whether every one kept its GPUs.
+  std::vector<JobIndex> reserve_tail(const PolicyView& ctx, const std::vector<HeetTailClaim>& reserve,
+                                     std::vector<char>& taken, std::vector<AllocationRequest>& out, bool& kept) {
+    std::vector<JobIndex> placed;
+    std::vector<char> done(reserve.size(), 0);
+    for (std::size_t k = 0; k < reserve.size(); ++k) {
+      const JobRuntime& rt = ctx.job(reserve[k].job);
+      if (!holds(ctx, reserve[k]) ||
+          std::any_of(rt.gpus.begin(), rt.gpus.end(), [&](GpuId g) { return taken[static_cast<std::size_t>(g)]; }))
+        continue;
+      for (GpuId g : rt.gpus) taken[static_cast<std::size_t>(g)] = 1;
+      out.push_back({reserve[k].job, rt.gpu_type, static_cast<int>(rt.gpus.size()), rt.gpus});
+      placed.push_back(reserve[k].job);
+      done[k] = 1;
+    }
+    for (std::size_t k = 0; k < reserve.size(); ++k) {
+      if (done[k]) continue;
+      kept = false;
+      AllocationRequest a = place_claim(ctx, reserve[k], taken);
+      if (a.gpus.empty()) continue;
+      for (GpuId g : a.gpus) taken[static_cast<std::size_t>(g)] = 1;
+      placed.push_back(a.job);
+      out.push_back(std::move(a));
+    }
+    return placed;
+  }
+
+  // GPUs for one protected job that does not hold its count (reserve_tail); empty when none fit.
+  AllocationRequest place_claim(const PolicyView& ctx, const HeetTailClaim& c, const std::vector<char>& taken) {
+    const Cluster& cluster = ctx.cluster();
+    const JobRuntime& rt = ctx.job(c.job);
+    AllocationRequest a{c.job, -1, c.gpus, {}};
+    std::vector<int> free_on(cluster.nodes().size(), 0);
+    for (std::size_t h = 0; h < free_on.size(); ++h) {
+      const Node& n = cluster.nodes()[h];
+      for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free_on[h] += taken[static_cast<std::size_t>(g)] ? 0 : 1;
+    }
+    if (c.gpus > largest_host(cluster)) {
+      const std::vector<double>& rate = wide_.rates(ctx, c.job);
+      double best = 0.0;
+      for (std::size_t t = 0; t < rate.size(); ++t) {
+        int free = 0;
+        for (std::size_t h = 0; h < free_on.size(); ++h)
+          free += cluster.nodes()[h].gpu_type == static_cast<GpuTypeId>(t) ? free_on[h] : 0;
+        if (free >= c.gpus && rate[t] > best) best = rate[t], a.gpu_type = static_cast<GpuTypeId>(t);
+      }
+      if (a.gpu_type >= 0) a.gpus = heet_pick_gpus(cluster, a.gpu_type, c.gpus, taken, std::vector<char>(taken.size(), 0));
+      return a;
+    }
+    const int current = rt.status == JobStatus::Running && !rt.gpus.empty() ? cluster.node_of(rt.gpus.front()) : -1;
+    const HeetRateTable& table = rates_[static_cast<std::size_t>(c.job)];
+    std::ptrdiff_t pick = -1;
+    double best = 0.0;
+    for (std::size_t h = 0; h < free_on.size(); ++h) {
+      if (free_on[h] < c.gpus) continue;
+      const double r = table[static_cast<std::size_t>(cluster.nodes()[h].gpu_type)][static_cast<std::size_t>(c.gpus)];
+      if (!(r > 0.0)) continue;
+      const bool better = pick < 0 || r > best ||
+                          (r == best && static_cast<int>(pick) != current &&
+                           (static_cast<int>(h) == current || free_on[h] < free_on[static_cast<std::size_t>(pick)]));
+      if (better) pick = static_cast<std::ptrdiff_t>(h), best = r;
+    }
+    if (pick < 0) return a;
+    const Node& n = cluster.nodes()[static_cast<std::size_t>(pick)];
+    a.gpu_type = n.gpu_type;
+    for (GpuId g : rt.gpus)  // its own GPUs on that host first: a kept prefix restarts nothing
+      if (cluster.node_of(g) == static_cast<NodeId>(pick) && !taken[static_cast<std::size_t>(g)] && static_cast<int>(a.gpus.size()) < c.gpus)
+        a.gpus.push_back(g);
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(a.gpus.size()) < c.gpus; ++g)
+      if (!taken[static_cast<std::size_t>(g)] && std::find(a.gpus.begin(), a.gpus.end(), g) == a.gpus.end()) a.gpus.push_back(g);
+    return a;
+  }
+
+  static int largest_host(const Cluster& cluster) {
+    int largest = 0;
+    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
+    return largest;
+  }
+
   // A job's rates on 1..host size GPUs of one host of each type. The model's rate depends on the
   // job, type and count only, so a job's table is computed once and kept (rates_, by job index),
   // lent to the planner each round.
@@ -159,10 +336,13 @@ class HeetPolicy final : public SchedulingPolicy {
   double restart_s_;
   bool every_round_;
   bool round_skip_;
+  Tail tail_;                            // tail protection (heet_tail.hpp)
   bool steady_ = false;                  // the last full pass's plan provably comes back (heet_plan)
   std::size_t steady_allocations_ = 0;   // jobs that pass allocated: all run iff nothing was refused
   HeetWidePlacer wide_;
   std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
+  std::vector<JobIndex> active_;      // running and waiting jobs, ascending (active_jobs)
+  std::vector<HeetTailClaim> reserved_;  // protected wide jobs placed first by the last pass
 };
 
 }  // namespace
@@ -179,7 +359,10 @@ void register_heet(PolicyRegistry& registry) {
        {"restart", "resize", "'resize' = a job restarts when its GPUs change; 'every-round' = every running job "
                              "restarts every round (the prototype's control plane)"},
        {"round_skip", "true", "'true' = a round where only running jobs progressed since a plan proved steady "
-                              "keeps every allocation without planning (same decisions); 'false' = plan every round"}},
+                              "keeps every allocation without planning (same decisions); 'false' = plan every round"},
+       {"tail", "off", "tail protection: a job whose remaining time on its requested GPUs outlasts the rest of the "
+                       "active work on the rest of the cluster runs on at least its request, longest first; 'wide' = "
+                       "for jobs asking for more GPUs than a host, 'all' = for every job, 'off' = never (heet as before)"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         // As --interval: rounds under a millisecond would take billions of rounds.
         const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
@@ -190,7 +373,11 @@ void register_heet(PolicyRegistry& registry) {
         const std::string& skip = param_string(p, "round_skip");
         if (skip != "true" && skip != "false")
           throw InputError("", 0, "--param round_skip", fmt::format("expected true or false, got '{}'", skip));
-        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true");
+        const std::string& tail = param_string(p, "tail");
+        if (tail != "wide" && tail != "all" && tail != "off")
+          throw InputError("", 0, "--param tail", fmt::format("expected wide, all or off, got '{}'", tail));
+        const HeetPolicy::Tail tail_mode = tail == "all" ? HeetPolicy::Tail::All : tail == "wide" ? HeetPolicy::Tail::Wide : HeetPolicy::Tail::Off;
+        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true", tail_mode);
       },
       nullptr});
 }

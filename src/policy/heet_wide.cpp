@@ -31,9 +31,11 @@ std::vector<GpuId> first_gpus_of_type(const Cluster& cluster, GpuTypeId type, in
   return gpus;
 }
 
+}  // namespace
+
 // `count` free GPUs of `type`: hosts with the most GPUs free and not held by a running wide job
 // first (whole hosts before pieces, and other wide jobs' hosts last, so fewer jobs restart).
-std::vector<GpuId> pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
+std::vector<GpuId> heet_pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
                              const std::vector<char>& held) {
   std::vector<std::pair<int, std::size_t>> order;  // (-GPUs free and not held, host)
   for (std::size_t h = 0; h < cluster.nodes().size(); ++h) {
@@ -58,6 +60,8 @@ std::vector<GpuId> pick_gpus(const Cluster& cluster, GpuTypeId type, int count, 
   std::sort(gpus.begin(), gpus.end());
   return gpus;
 }
+
+namespace {
 
 // A job's rate on `n` GPUs of one host of `type`: its kept table, or the model beyond a host.
 double in_host_rate(const PolicyView& ctx, const HeetRateTable& table, const JobSpec& spec, GpuTypeId type, int n) {
@@ -109,12 +113,12 @@ static bool admission_steady(const PolicyView& ctx, const std::vector<std::pair<
   return true;
 }
 
-static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
+static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest, int capacity,
                             const HeetWidePlacer::TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
                             const std::vector<JobIndex>& narrow, bool& steady) {
   if (wide.empty()) return;
   const Cluster& cluster = ctx.cluster();
-  const int s = heet_slot_size(cluster.total_gpus(), active.size(), largest);
+  const int s = heet_slot_size(capacity, active.size(), largest);
   std::vector<std::pair<std::pair<double, JobIndex>, int>> claims;  // ((weight, job), GPUs)
   for (const auto& w : wide) claims.push_back({w, ctx.job(w.second).spec->requested_gpus});
   for (JobIndex j : narrow) {
@@ -134,30 +138,31 @@ static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& 
   // (keys are distinct by job, so the order of what is read is the full sort's).
   std::vector<std::pair<std::pair<double, JobIndex>, int>> all_claims;
   if (steady) all_claims = claims;  // the check below reads every claim; the sort keeps only a prefix
-  const std::size_t read = std::min(claims.size(), static_cast<std::size_t>(cluster.total_gpus()) + wide.size());
+  const std::size_t read = std::min(claims.size(), static_cast<std::size_t>(capacity) + wide.size());
   std::nth_element(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read) - 1, claims.end());
   std::sort(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read));
   claims.resize(read);
   std::vector<std::pair<double, JobIndex>> admitted;
   int used = 0;
   for (const auto& [key, gpus] : claims) {
-    if (used >= cluster.total_gpus()) break;
+    if (used >= capacity) break;
     const bool is_wide = std::binary_search(wide.begin(), wide.end(), key);
-    if (is_wide && used + gpus <= cluster.total_gpus()) admitted.push_back(key);
-    if (!is_wide || used + gpus <= cluster.total_gpus()) used += gpus;
+    if (is_wide && used + gpus <= capacity) admitted.push_back(key);
+    if (!is_wide || used + gpus <= capacity) used += gpus;
   }
-  if (steady) steady = admission_steady(ctx, all_claims, wide, admitted, cluster.total_gpus());
+  if (steady) steady = admission_steady(ctx, all_claims, wide, admitted, capacity);
   wide = std::move(admitted);
 }
 
 const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex j) {
-  auto it = rates_.find(j);
-  if (it != rates_.end()) return it->second;
+  if (rates_.size() <= static_cast<std::size_t>(j)) rates_.resize(static_cast<std::size_t>(j) + 1);
+  std::vector<double>& r = rates_[static_cast<std::size_t>(j)];
+  if (!r.empty()) return r;
   const JobSpec& spec = *ctx.job(j).spec;
-  std::vector<double> r(ctx.cluster().gpu_types().size(), 0.0);
+  r.assign(ctx.cluster().gpu_types().size(), 0.0);
   for (std::size_t t = 0; t < r.size(); ++t)
     r[t] = heet_spanning_rate(ctx, spec, static_cast<GpuTypeId>(t), spec.requested_gpus);
-  return rates_.emplace(j, std::move(r)).first->second;
+  return r;
 }
 
 std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
@@ -202,9 +207,16 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
   }
   std::sort(wide.begin(), wide.end());
-  admit_by_weight(ctx, active, largest, table, wide, narrow, stable);
+  // GPUs marked on entry are reserved (tail rule): the rest is what the claims share.
   std::vector<int> free_of_type(ntypes, 0);
   for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
+  int capacity = cluster.total_gpus();
+  for (std::size_t g = 0; g < taken.size(); ++g)
+    if (taken[g]) {
+      --capacity;
+      --free_of_type[static_cast<std::size_t>(cluster.type_of(static_cast<GpuId>(g)))];
+    }
+  admit_by_weight(ctx, active, largest, capacity, table, wide, narrow, stable);
   std::vector<WidePlacement> out;
   for (const auto& [weight, j] : wide) {
     const JobRuntime& rt = ctx.job(j);
@@ -220,7 +232,7 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
         if (free_of_type[t] >= want && w < best) best = w, p.type = static_cast<GpuTypeId>(t);
       }
       if (p.type < 0) continue;  // no type has room this round: it waits
-      p.gpus = pick_gpus(cluster, p.type, want, taken, held);
+      p.gpus = heet_pick_gpus(cluster, p.type, want, taken, held);
     }
     for (GpuId g : p.gpus) taken[static_cast<std::size_t>(g)] = 1;
     free_of_type[static_cast<std::size_t>(p.type)] -= want;

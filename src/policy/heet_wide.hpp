@@ -4,7 +4,6 @@
 // (all_job_limit = 4), so a 64-GPU job of an ITP trace ran on 4 GPUs, 16x slower; here such a
 // "wide" job gets its requested count on several hosts of one GPU type. Ours, not the paper's.
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +24,11 @@ struct WidePlacement {
 /// charges the all-reduce across the hosts' NICs and uplinks.
 double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count);
 
+/// `count` GPUs of `type` not in `taken`: hosts with the most such GPUs (and not in `held`) first,
+/// so whole hosts before pieces; sorted. Fewer when the type has fewer left.
+std::vector<GpuId> heet_pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
+                                  const std::vector<char>& held);
+
 /// A job's rates on n = 0..largest host GPUs of one host of each type: [type][n], as
 /// PolicyView::rate_on_type gives them for n up to the type's host size (0 beyond).
 using HeetRateTable = std::vector<std::vector<double>>;
@@ -37,14 +41,17 @@ using HeetRateTable = std::vector<std::vector<double>>;
 class HeetWidePlacer {
  public:
   using TableOf = std::function<const HeetRateTable&(JobIndex)>;
+  /// GPUs already marked in `taken` on entry (the tail rule's reservations) are not available.
   std::vector<WidePlacement> place(const PolicyView& ctx, const std::vector<JobIndex>& active, const TableOf& table,
                                    std::vector<char>& taken, std::vector<JobIndex>& narrow, bool* steady = nullptr);
 
- private:
-  // Spanning rate per type, by job (the model's rate does not change with progress for the
-  // models heet plans with; a finished job's entry is dropped when it leaves `active`).
+  /// Job j's rate on its requested count spanning hosts, per GPU type (heet_spanning_rate), kept:
+  /// the model's rate does not change with progress for the models heet plans with. The reference
+  /// lives until the next call (the table grows by job index).
   const std::vector<double>& rates(const PolicyView& ctx, JobIndex j);
-  std::map<JobIndex, std::vector<double>> rates_;
+
+ private:
+  std::vector<std::vector<double>> rates_;  // [job][type], empty = not computed
 };
 
 }  // namespace hetsim
