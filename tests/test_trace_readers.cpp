@@ -12,6 +12,7 @@
 #include "trace_support.hpp"
 
 using Catch::Contains;
+using Catch::Equals;
 using hetsim::InputError;
 using hetsim::JobSpec;
 using hetsim::SimTime;
@@ -180,6 +181,18 @@ TEST_CASE("native: rows that cannot be understood throw with line and field", "[
   SECTION("empty job id") {
     CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + " ,0,1,5\n"),
                       Contains("t.csv:2") && Contains("field 'job_id'"));
+  }
+  SECTION("a job id with a control character or bytes that are not UTF-8") {
+    CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + std::string("a\0b,0,1,5\n", 10)),
+                      Equals("t.csv:2: field 'job_id': job id has a control character (byte 0x00 at position 2)"));
+    CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + "ok,0,1,5\nx\xff\xfe,0,1,5\n"),
+                      Equals("t.csv:3: field 'job_id': job id is not valid UTF-8 (byte 0xFF at position 2)"));
+    // An overlong '/' (0xC0 0xAF) and a lone UTF-16 surrogate (0xED 0xA0 0x80) are not UTF-8 either.
+    CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + "\xc0\xaf,0,1,5\n"), Contains("position 1"));
+    CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + "j\xed\xa0\x80,0,1,5\n"), Contains("not valid UTF-8"));
+    // Multi-byte ids are fine.
+    CHECK(hetsim::read_native_trace("t.csv", header + "caf\xc3\xa9-\xe4\xb8\xad-\xf0\x9f\x9a\x80,0,1,5\n").jobs.at(0).id ==
+          "caf\xc3\xa9-\xe4\xb8\xad-\xf0\x9f\x9a\x80");
   }
   SECTION("wrong number of fields") {
     CHECK_THROWS_WITH(hetsim::read_native_trace("t.csv", header + "a,0,1,5\nb,0,1\n"),

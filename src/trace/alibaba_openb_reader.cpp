@@ -78,6 +78,7 @@ Workload read_alibaba_openb_trace(const std::string& path, std::string_view text
     const std::size_t ln = cursor.number();
     const std::string_view name = trim(f[c.name]);
     if (name.empty()) throw InputError(path, ln, "name", "empty pod name");
+    trace_detail::check_job_id(name, SourcePos{path, ln, "name"});
     if (!names.emplace(name).second) throw InputError(path, ln, "name", fmt::format("duplicate pod name '{}'", name));
 
     const SourcePos gpus_pos{path, ln, "num_gpu"};

@@ -62,7 +62,7 @@ Workload read_itp_trace(const std::string& path, std::string_view text, bool ite
     const std::size_t ln = cursor.number();
     JobSpec job;
     job.id = std::string(trim(f[c.id]));
-    if (job.id.empty()) throw InputError(path, ln, "job_id", "empty job id");
+    trace_detail::check_job_id(job.id, SourcePos{path, ln, "job_id"});
     if (!ids.emplace(job.id).second) throw InputError(path, ln, "job_id", fmt::format("duplicate job id '{}'", job.id));
     job.source_file = source;
     job.source_line = ln;

@@ -159,7 +159,7 @@ Workload read_native_trace(const std::string& path, std::string_view text) {
     job.source_line = line_no;
 
     std::string_view id = field(JobId);
-    if (id.empty()) throw InputError(path, line_no, "job_id", "empty job id");
+    trace_detail::check_job_id(id, SourcePos{path, line_no, "job_id"});
     auto [it, inserted] = first_line_of_id.emplace(id, line_no);
     if (!inserted) {
       throw InputError(

@@ -47,6 +47,7 @@ Workload read_pollux_workload(const std::string& path, std::string_view text) {
     job.source_line = ln;
     job.id = std::string(trim(f[c_name]));
     if (job.id.empty()) throw InputError(path, ln, "name", "empty job name");
+    trace_detail::check_job_id(job.id, SourcePos{path, ln, "name"});
     if (!names.insert(job.id).second) throw InputError(path, ln, "name", "duplicate job name '" + job.id + "'");
     double submit_s = parse_double(f[c_time], SourcePos{path, ln, "time"});
     job.job_type = std::string(trim(f[c_app]));

@@ -70,6 +70,10 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names);
 /// damaged row, not a job to simulate.
 std::optional<double> parse_deadline(std::string_view cell, double submit_s, const SourcePos& pos);
 
+/// Throws InputError at `pos` for a job id that is empty, holds a control character or is not
+/// valid UTF-8: ids are written into jobs.csv, summary.json and HTML reports as they are.
+void check_job_id(std::string_view id, const SourcePos& pos);
+
 /// "file:line: field 'name': message", the same shape as an InputError message.
 std::string describe(const std::string& file, std::size_t line, std::string_view field,
                      std::string_view message);
