@@ -44,7 +44,7 @@ BaseLp make_base_lp(const AllocationView& view, LinearProgram::Sense sense, Line
 }
 
 AllocationMatrix read_allocation(const AllocationView& view, const BaseLp& base, const LpResult& result) {
-  AllocationMatrix x(view.jobs.size(), std::vector<double>(view.gpus_per_type.size(), 0.0));
+  AllocationMatrix x = zero_allocation(view);
   for (std::size_t i = 0; i < x.size(); ++i)
     for (std::size_t t = 0; t < x[i].size(); ++t) x[i][t] = result.x[static_cast<std::size_t>(base.var[i][t])];
   return sanitize_allocation(view, std::move(x));
@@ -103,7 +103,7 @@ BaseLp make_grouped_base_lp(const AllocationView& view, LinearProgram::Sense sen
 
 AllocationMatrix read_grouped_allocation(const AllocationView& view, const BaseLp& base, const JobGroups& groups,
                                          const LpResult& result) {
-  AllocationMatrix x(view.jobs.size(), std::vector<double>(view.gpus_per_type.size(), 0.0));
+  AllocationMatrix x = zero_allocation(view);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::size_t g = groups.group_of[i];
     for (std::size_t t = 0; t < x[i].size(); ++t)
@@ -118,7 +118,7 @@ std::optional<AllocationMatrix> split_grouped_allocation(const AllocationView& v
   const std::size_t types = view.gpus_per_type.size(), n_groups = groups.first.size();
   std::vector<std::vector<std::size_t>> members(n_groups);
   for (std::size_t i = 0; i < view.jobs.size(); ++i) members[groups.group_of[i]].push_back(i);
-  AllocationMatrix x(view.jobs.size(), std::vector<double>(types, 0.0));
+  AllocationMatrix x = zero_allocation(view);
   for (std::size_t g = 0; g < n_groups; ++g) {
     const std::vector<double>& rate = view.jobs[groups.first[g]].throughput;
     std::vector<double> y(types);

@@ -68,7 +68,6 @@ class AlloxAllocation final : public AllocationPolicy {
   }
 
   AllocationResult allocate(const AllocationView& view) override {
-    const std::size_t types = view.gpus_per_type.size();
     for (const AllocationJob& job : view.jobs) require_single_gpu(job);
     std::map<JobIndex, std::size_t> next;  // job -> type it holds after this call
     std::vector<int> free_gpus(view.gpus_per_type.begin(), view.gpus_per_type.end());
@@ -88,7 +87,7 @@ class AlloxAllocation final : public AllocationPolicy {
     held_ = std::move(next);
 
     AllocationResult out;
-    out.x.assign(view.jobs.size(), std::vector<double>(types, 0.0));
+    out.x = zero_allocation(view);
     for (std::size_t i = 0; i < view.jobs.size(); ++i)
       if (auto it = held_.find(view.jobs[i].job); it != held_.end()) out.x[i][it->second] = 1.0;
     return out;

@@ -48,8 +48,7 @@ class HeetPolicy final : public SchedulingPolicy {
     if (quiet && tail_ == Tail::Off) return {};
     steady_ = false;
     const std::vector<JobIndex>& active = active_jobs(ctx);
-    int largest = 0;
-    for (const Node& n : ctx.cluster().nodes()) largest = std::max(largest, n.gpu_count);
+    const int largest = largest_host(ctx.cluster());
     // Every active job's rate table first: the wide placer reads them instead of asking the model
     // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
     for (JobIndex j : active) fill_rates(ctx, j, largest);
@@ -265,12 +264,6 @@ class HeetPolicy final : public SchedulingPolicy {
     for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && static_cast<int>(a.gpus.size()) < c.gpus; ++g)
       if (!taken[static_cast<std::size_t>(g)] && std::find(a.gpus.begin(), a.gpus.end(), g) == a.gpus.end()) a.gpus.push_back(g);
     return a;
-  }
-
-  static int largest_host(const Cluster& cluster) {
-    int largest = 0;
-    for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
-    return largest;
   }
 
   // A job's rates on 1..host size GPUs of one host of each type. The model's rate depends on the

@@ -12,13 +12,14 @@
 #include "hetsim/policy/heet_plan.hpp"
 
 namespace hetsim {
-namespace {
 
 int largest_host(const Cluster& cluster) {
   int largest = 0;
   for (const Node& n : cluster.nodes()) largest = std::max(largest, n.gpu_count);
   return largest;
 }
+
+namespace {
 
 // The first `count` GPUs of `type` in node order (the hosts a wide job fills first).
 std::vector<GpuId> first_gpus_of_type(const Cluster& cluster, GpuTypeId type, int count) {

@@ -24,6 +24,9 @@ struct WidePlacement {
 /// charges the all-reduce across the hosts' NICs and uplinks.
 double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId type, int count);
 
+/// GPUs of the cluster's largest host (jobs asking for more are wide).
+int largest_host(const Cluster& cluster);
+
 /// `count` GPUs of `type` not in `taken`: hosts with the most such GPUs (and not in `held`) first,
 /// so whole hosts before pieces; sorted. Fewer when the type has fewer left.
 std::vector<GpuId> heet_pick_gpus(const Cluster& cluster, GpuTypeId type, int count, const std::vector<char>& taken,
