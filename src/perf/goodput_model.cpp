@@ -188,15 +188,16 @@ int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double 
 
 double GoodputModel::next_rate_change(const JobSpec& job, double done) const {
   // rate_at's memo of this job, when it is of this application: no look-up by name, and its epoch.
+  const PolluxApplication* a = nullptr;
+  int e = 0;
   if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type) {
-    const PolluxApplication& a = *m->second.app;
-    const int e = memo_epoch(m->second, a, done);
-    if (e >= a.max_epochs()) return std::numeric_limits<double>::infinity();
-    return a.progress_at_epoch(e + 1);
+    a = m->second.app;
+    e = memo_epoch(m->second, *a, done);
+  } else {
+    a = app(job.job_type);
+    if (!a) return std::numeric_limits<double>::infinity();
+    e = a->epoch_of(done);
   }
-  const PolluxApplication* a = app(job.job_type);
-  if (!a) return std::numeric_limits<double>::infinity();
-  int e = a->epoch_of(done);
   if (e >= a->max_epochs()) return std::numeric_limits<double>::infinity();
   return a->progress_at_epoch(e + 1);
 }
