@@ -164,6 +164,11 @@ TEST_CASE("sweep: N shards merged equal one unsharded run, byte for byte", "[exp
   CHECK(c.done == 2);  // points 0 and 4
   CHECK(c.failed == 4);
   CHECK_THAT(test::slurp(dir.path / "partial/failures.csv"), Catch::Contains("not run"));
+  // No shard named and a mistyped --out: an input error, and nothing is created.
+  const fs::path typo = dir.path / "no-such-sweep";
+  CHECK_THROWS_WITH(merge_sweeps(spec, points, typo.string(), {typo.string()}),
+                    Catch::Contains("no-such-sweep") && Catch::Contains("not a sweep output folder"));
+  CHECK_FALSE(fs::exists(typo));
   CHECK(parse_shard("2/5").index == 2);
   CHECK_THROWS_WITH(parse_shard("5/5"), Catch::Contains("--shard"));
   CHECK_THROWS(parse_shard("1"));

@@ -91,6 +91,26 @@ TEST_CASE("read_trace names a missing file", "[trace]") {
                     Contains("/nonexistent/jobs.csv") && Contains("cannot open"));
 }
 
+TEST_CASE("an error that echoes a huge cell stays readable", "[trace]") {
+  // A 100 kB cell used to be copied whole into the message; it is cut on a character boundary
+  // ("é" is two bytes and straddles the cut) and says how much was left out.
+  std::string cell_utf8 = "x";
+  for (int i = 0; i < 50'000; ++i) cell_utf8 += "\xC3\xA9";
+  try {
+    (void)hetsim::read_native_trace("big.csv", "job_id,submit_s,num_gpus,duration_s\na," + cell_utf8 + ",1,60\n");
+    FAIL("no error");
+  } catch (const hetsim::InputError& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::StartsWith("big.csv:2: field 'submit_s': "));
+    CHECK_THAT(what, Contains("more bytes)"));
+    CHECK(what.size() < 4200);
+    CHECK(e.message().size() > 100'000);  // the full text stays available to callers
+    const std::size_t dots = what.find("... (");
+    REQUIRE(dots != std::string::npos);
+    CHECK((static_cast<unsigned char>(what[dots - 1]) == 0xA9));  // a whole "é" before the cut
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Native format
 

@@ -171,12 +171,14 @@ SweepCounts run_sweep(const ExperimentSpec& spec, const std::vector<ExperimentPo
 
 SweepCounts merge_sweeps(const ExperimentSpec& spec, const std::vector<ExperimentPoint>& points,
                          const std::string& out_dir, const std::vector<std::string>& shard_dirs) {
+  // Shards first: with no shard folder named, --out is the shard, and creating it first would turn a
+  // mistyped folder into an empty "sweep" with every point not run.
+  for (const std::string& s : shard_dirs)
+    if (!fs::is_directory(fs::path(s) / "points")) throw InputError(s, 0, "shard", "not a sweep output folder (no points/)");
   const fs::path out(out_dir);
   std::error_code ec;
   fs::create_directories(out / "points", ec);
   if (ec) throw InputError(out_dir, 0, "--out", "cannot create folder: " + ec.message());
-  for (const std::string& s : shard_dirs)
-    if (!fs::is_directory(fs::path(s) / "points")) throw InputError(s, 0, "shard", "not a sweep output folder (no points/)");
   SweepCounts counts;
   counts.in_shard = points.size();
   for (const ExperimentPoint& p : points) {
