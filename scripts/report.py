@@ -814,9 +814,11 @@ def main(argv=None):
     ap.add_argument("--baseline", help="policy of the JCT ratios (default: fifo if present, else the first)")
     ap.add_argument("--errors", choices=sorted(plot.ERROR_KINDS), default="ci95",
                     help="error bars and \u00b1 over seeds: ci95 (default) or std")
+    # `hetsim report` passes its own prefix, so that its errors read like every other command's.
+    ap.add_argument("--error-prefix", default="report", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.out == "":
-        print("report: -o: an empty path (leave -o out for DIR/report.html)", file=sys.stderr)
+        print(f"{args.error_prefix}: -o: an empty path (leave -o out for DIR/report.html)", file=sys.stderr)
         return 2
     target = args.out or os.path.join(args.dir, "report.html")
     try:
@@ -826,12 +828,12 @@ def main(argv=None):
         page = render(out, opts)
         write_output(target, page)
     except (FolderError, OutputFileError) as e:
-        print(f"report: {e}", file=sys.stderr)
+        print(f"{args.error_prefix}: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:   # Ctrl-C: nothing was renamed (write_output removes its temporary)
         return 130
     except Exception as e:   # noqa: BLE001  a library failing on input no check foresaw: still bad input
-        print(f"report: {plot.unforeseen(args.dir, e)}", file=sys.stderr)
+        print(f"{args.error_prefix}: {plot.unforeseen(args.dir, e)}", file=sys.stderr)
         return 2
     return plot.print_paths([target])
 

@@ -43,7 +43,7 @@ TEST_CASE("report: a folder that is no hetsim output, or a missing script, exits
   fs::create_directories(dir.path / "empty");
   auto r = run_cli("report " + (dir.path / "empty").string());
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("report: ") && Catch::Contains((dir.path / "empty").string()));
+  CHECK_THAT(r.output, Catch::Contains("hetsim: error: " + (dir.path / "empty").string() + ": not a hetsim output folder"));
   CHECK(r.output.find("Traceback") == std::string::npos);
   r = run_cli("report " + (dir.path / "missing").string());
   CHECK(r.exit_code == 2);

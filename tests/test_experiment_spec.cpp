@@ -114,6 +114,14 @@ TEST_CASE("spec errors name the spec file and the key", "[experiment][spec]") {
   fails(R"({"policies": ["fifo", "fifo"]})", "policies", "appears twice");
   fails(R"({"cluster": "default"})", "policies", "missing");
   fails(R"({"policies": ["fifo"], "sweep": {"policy": ["srtf"]}})", "sweep.policy", "under \"policies\"");
+  // An unknown axis is named as the axis, not as its first value.
+  fails(R"({"policies": ["fifo"], "sweep": {"nosuch": [1]}})", "field 'sweep.nosuch': unknown key 'nosuch'", "known:");
+  fails(R"({"policies": ["fifo"], "generator": "x"})", "field 'generator'", "'generator' is a group");
+  // A whole number written 1e3 is that integer; too large for a double's exact range is out of range.
+  CHECK(parse(R"({"policies": ["fifo"], "seed": 1e3})").settings.at(0).second == 1000);
+  fails(R"({"policies": ["fifo"], "seed": 1.5})", "field 'seed'", "expected an integer, got 1.5");
+  fails(R"({"policies": ["fifo"], "seed": 1e30})", "field 'seed'", "an integer out of range: 1e+30");
+  fails(R"({"policies": ["fifo"], "generator": {"jobs": 1e12}})", "field 'generator.jobs'", "1000000000000");
   // The name is the default output folder out/<name>: it must not escape out/ or be out/ itself.
   for (const char* bad : {"", ".", "..", "../../escaped_dir", "a/b", "a\\b", "/abs"}) {
     INFO(bad);

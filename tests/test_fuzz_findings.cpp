@@ -32,6 +32,15 @@ TEST_CASE("fuzz_pollux_profile: batch sizes and GPU counts of step-time rows are
                     "scalability.csv:2: field 'num_nodes': expected a whole number from 1 to 1000000, got 1e+20");
   CHECK_THROWS_WITH(read_step_samples("scalability.csv", scal + "1,2.5,32,0.1,0\n", true),
                     "scalability.csv:2: field 'num_replicas': expected a whole number from 1 to 1000000, got 2.5");
+  // A bad time or shape names its column (newuser4: "implausible step-time row" named none).
+  CHECK_THROWS_WITH(read_step_samples("placements.csv", header + "1,32,-0.1,0\n", false),
+                    "placements.csv:2: field 'step_time': must be a positive number of seconds, got -0.1");
+  CHECK_THROWS_WITH(read_step_samples("placements.csv", header + "1,32,0.1,-1\n", false),
+                    "placements.csv:2: field 'sync_time': must be a number of seconds >= 0, got -1");
+  CHECK_THROWS_WITH(read_step_samples("placements.csv", header + "10,32,0.1,0\n", false),
+                    "placements.csv:2: field 'placement': implausible: 2 nodes, 1 replicas (each node needs at least one)");
+  CHECK_THROWS_WITH(read_step_samples("scalability.csv", scal + "4,2,32,0.1,0\n", true),
+                    "scalability.csv:2: field 'num_replicas': implausible: 4 nodes, 2 replicas (each node needs at least one)");
   // What the published profiles hold still reads ("163.0" in Sia's scalability-dgx.csv).
   const auto rows = read_step_samples("scalability.csv", scal + "2,8,163.0,0.3,0.1\n", true);
   REQUIRE(rows.size() == 1);

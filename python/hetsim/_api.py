@@ -3,6 +3,7 @@ C++ side parses with the one table of run keys (src/experiment/run_keys.cpp), so
 check and its error message are those of `hetsim run` and spec files."""
 import io
 import json
+import math
 import os
 
 from . import _hetsim
@@ -68,6 +69,9 @@ def _policy_entries(policy):
         return d["name"], [d]
     if isinstance(policy, (Policy, AllocationPolicy)):
         raise TypeError("pass the policy class, not an instance (each run builds its own, with its params and seed)")
+    if not isinstance(policy, (str, os.PathLike)):
+        raise _hetsim.InputError(f"field 'policy': expected a policy name, a Policy class or FILE.py[:Class], "
+                                 f"got {type(policy).__name__}")
     text = os.fspath(policy)
     if ".py" in text:
         entries = describe_policy_file(text)
@@ -75,22 +79,44 @@ def _policy_entries(policy):
     return text, []
 
 
-def _settings(options):
+def _checked(value, field, caller):
+    """`value` as JSON can hold it, or hetsim.InputError naming the setting: JSON has no NaN or
+    infinity, and an object Python cannot write as JSON is the caller's input, not a bug."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _hetsim.InputError(f"{caller}: field '{field}': must be a finite number, got {value!r}")
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, dict):
+        return {k: _checked(v, f"{field}.{k}", caller) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_checked(v, f"{field}[{i}]", caller) for i, v in enumerate(value)]
+    raise _hetsim.InputError(f"{caller}: field '{field}': expected a number, string, boolean, list or dict, "
+                             f"got {type(value).__name__}")
+
+
+def _mapping(value, field, caller):
+    if not isinstance(value, dict):
+        raise _hetsim.InputError(f"{caller}: field '{field}': expected a dict of name: value, got {type(value).__name__}")
+    return value
+
+
+def _settings(options, caller):
     """Keyword options as spec keys: values JSON-ready (paths as text); dicts stay groups (generator)."""
     out = {}
     for key, value in options.items():
         if value is None:
             continue
-        if isinstance(value, os.PathLike):
-            value = os.fspath(value)
         if key == "model_params":
-            out.update({f"model_param.{k}": v for k, v in value.items()})
+            out.update({f"model_param.{k}": _checked(v, f"model_params.{k}", caller)
+                        for k, v in _mapping(value, key, caller).items()})
             continue
-        out[key] = value
+        out[key] = _checked(value, key, caller)
     return out
 
 
-def _policy_list(policies):
+def _policy_list(policies, caller):
     """Spec `policies` entries and registry entries from names, classes, files or (policy, params) pairs."""
     listed, entries = [], []
     for item in policies:
@@ -103,7 +129,7 @@ def _policy_list(policies):
         entries += [e for e in new if all(e["name"] != o["name"] for o in entries)]
         entry = {"name": name}
         if params:
-            entry["params"] = dict(params)
+            entry["params"] = _checked(_mapping(params, "params", caller), "params", caller)
         if label:
             entry["label"] = label
         listed.append(entry)
@@ -116,8 +142,8 @@ def run(cluster=None, trace=None, policy="fifo", params=None, out=None, check_in
     Bad input raises hetsim.InputError with the message `hetsim run` would print.
     `check_invariants=True` is `--check-invariants`: a broken run invariant raises
     hetsim.InvariantViolation (a RuntimeError: a bug in hetsim)."""
-    doc = _settings(dict(cluster=cluster, trace=trace, **options))
-    listed, entries = _policy_list([(policy, params)])
+    doc = _settings(dict(cluster=cluster, trace=trace, **options), "hetsim.run()")
+    listed, entries = _policy_list([(policy, params)], "hetsim.run()")
     doc["policies"] = listed
     jobs_csv, summary_json, warnings, notes = _hetsim._run(json.dumps(doc), entries, os.fspath(out) if out else "",
                                                            bool(check_invariants))
@@ -136,8 +162,8 @@ def compare(policies, cluster=None, trace=None, jobs=2, out=None, check_invarian
     """Runs each policy (names, classes, FILE.py[:Class], (policy, params) pairs or
     {"policy", "params", "label"} dicts) on the same inputs on `jobs` threads; returns a CompareResult.
     With `out`, writes what `hetsim compare --out` writes."""
-    doc = _settings(dict(cluster=cluster, trace=trace, **options))
-    listed, entries = _policy_list(policies)
+    doc = _settings(dict(cluster=cluster, trace=trace, **options), "hetsim.compare()")
+    listed, entries = _policy_list(policies, "hetsim.compare()")
     doc["policies"] = listed
     table, runs = _hetsim._compare(json.dumps(doc), entries, _threads(jobs, "hetsim.compare()"), os.fspath(out) if out else "",
                                    bool(check_invariants))

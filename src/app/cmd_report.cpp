@@ -79,11 +79,10 @@ Action add_report_command(CLI::App& app) {
   cmd->add_option("DIR", opts->dir, "Output folder of hetsim run --out, compare --out or sweep --out")->required();
   cmd->add_option("-o,--out", opts->out, "Where to write the page (default DIR/report.html)");
   return [opts]() -> int {
-    std::vector<std::string> args{python_interpreter(), find_report_script().string(), opts->dir};
-    if (!opts->out.empty()) {
-      args.push_back("-o");
-      args.push_back(opts->out);
-    }
+    std::vector<std::string> args{python_interpreter(), find_report_script().string(), "--error-prefix", "hetsim: error"};
+    if (!opts->out.empty()) args.push_back("--out=" + opts->out);  // one argument, whatever the path starts with
+    args.push_back("--");  // a folder named "-x" is a folder
+    args.push_back(opts->dir);
     return run_script(args);
   };
 }

@@ -37,14 +37,16 @@ T convert(const nlohmann::ordered_json& v) {
     static_assert(std::is_integral_v<T>);
     if (v.is_number_unsigned()) {
       auto u = v.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw std::invalid_argument("value too large");
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        throw std::invalid_argument(fmt::format("{} is too large (at most {})", u, std::numeric_limits<T>::max()));
       return static_cast<T>(u);
     }
     auto i = v.get<std::int64_t>();
-    if (std::is_unsigned_v<T> && i < 0) throw std::invalid_argument("must not be negative");
+    if (std::is_unsigned_v<T> && i < 0) throw std::invalid_argument(fmt::format("must not be negative, got {}", i));
     if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
         (i > 0 && static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
-      throw std::invalid_argument("value out of range");
+      throw std::invalid_argument(fmt::format("{} is out of range [{}, {}]", i, std::numeric_limits<T>::min(),
+                                              std::numeric_limits<T>::max()));
     return static_cast<T>(i);
   }
 }

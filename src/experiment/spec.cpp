@@ -1,6 +1,8 @@
 #include "hetsim/experiment/spec.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -52,17 +54,47 @@ bool has_prefix(std::string_view key, std::string_view prefix) {
 // "param.<name>" and "model_param.<name>": free-form parameters checked when the run is built.
 bool is_param_key(std::string_view key) { return has_prefix(key, kParamKeyPrefix) || has_prefix(key, kModelParamKeyPrefix); }
 
+// The run key `key` names (nullptr for param.* and model_param.*); an unknown key is an error at `field`.
+const RunKey* known_key(const Keys& keys, const std::string& key, const std::string& spec_path, const std::string& field) {
+  if (is_param_key(key)) return nullptr;
+  const RunKey* k = keys.find(key);
+  if (!k) {
+    const std::string hint = keys.is_group(key) ? fmt::format(" ('{}' is a group: give an object of its keys)", key) : "";
+    throw InputError(spec_path, 0, field,
+                     fmt::format("unknown key '{}'{} (known: {}, {})", key, hint, kSpecKeys, keys.names()));
+  }
+  return k;
+}
+
+// "Paths are relative to the spec file", said so that it is also true of settings without a file
+// (hetsim.run()): a spec path without a folder resolves against the current one.
+std::string paths_relative_note(const std::string& spec_path) {
+  return fs::path(spec_path).parent_path().empty() ? "paths are relative to the current folder"
+                                                   : "paths are relative to the spec file";
+}
+
+// JSON has one number type: 1e3 or 1000.0 in an integer key is the whole number it denotes; a
+// whole number too large for an exact double is out of range, said as such.
+Json whole_number_as_integer(const Json& value, const std::string& spec_path, const std::string& field) {
+  if (!value.is_number_float()) return value;
+  const double d = value.get<double>();
+  if (!std::isfinite(d) || std::floor(d) != d) return value;
+  if (std::fabs(d) > 9007199254740992.0)  // 2^53
+    throw InputError(spec_path, 0, field, fmt::format("an integer out of range: {}", value.dump()));
+  return Json(static_cast<std::int64_t>(d));
+}
+
 // Checks a value against its key's kind, resolves paths against the spec's folder, checks files
 // exist, and tries the setter on a scratch RunSpec. Returns the value to store.
-Json check_value(const Keys& keys, const std::string& key, const Json& value, const std::string& spec_path,
+Json check_value(const Keys& keys, const std::string& key, const Json& given, const std::string& spec_path,
                  const std::string& field) {
-  if (is_param_key(key)) {
-    if (!value.is_string() && !value.is_number() && !value.is_boolean())
+  const RunKey* k = known_key(keys, key, spec_path, field);
+  if (!k) {
+    if (!given.is_string() && !given.is_number() && !given.is_boolean())
       throw InputError(spec_path, 0, field, "a parameter must be a string, number or boolean");
-    return value;
+    return given;
   }
-  const RunKey* k = keys.find(key);
-  if (!k) throw InputError(spec_path, 0, field, fmt::format("unknown key '{}' (known: {}, {})", key, kSpecKeys, keys.names()));
+  const Json value = k->kind == RunKeyKind::Integer ? whole_number_as_integer(given, spec_path, field) : given;
   bool ok = false;
   switch (k->kind) {
     case RunKeyKind::Text:
@@ -82,12 +114,12 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
   if (k->kind == RunKeyKind::Path) {
     const std::string file = resolve(text);
     if (!fs::is_regular_file(file))
-      throw InputError(spec_path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
+      throw InputError(spec_path, 0, field, fmt::format("file not found: {} ({})", file, paths_relative_note(spec_path)));
     stored = file;
   } else if (k->kind == RunKeyKind::Folder) {
     const std::string folder = resolve(text);
     if (!fs::is_directory(folder))
-      throw InputError(spec_path, 0, field, fmt::format("folder not found: {} (paths are relative to the spec file)", folder));
+      throw InputError(spec_path, 0, field, fmt::format("folder not found: {} ({})", folder, paths_relative_note(spec_path)));
     stored = folder;
   } else if (k->kind == RunKeyKind::Cluster || k->kind == RunKeyKind::Table) {
     // The command line's own resolution decides what is accepted; only the path moves to the spec
@@ -109,7 +141,7 @@ Json check_value(const Keys& keys, const std::string& key, const Json& value, co
         static_cast<void>(throughput_file_kind(arg));  // the reader itself runs when a point builds its model
     } catch (const InputError& e) {
       throw InputError(spec_path, 0, field,
-                       fmt::format("'{}' (paths are relative to the spec file): {}", text, e.what()));
+                       fmt::format("'{}' ({}): {}", text, paths_relative_note(spec_path), e.what()));
     }
     stored = arg;
   }
@@ -258,7 +290,7 @@ std::vector<std::string> spec_policy_files(const nlohmann::ordered_json& doc, co
     const std::size_t colon = py == std::string::npos ? std::string::npos : text.find(':', py);
     const std::string file = (base / text.substr(0, colon)).lexically_normal().generic_string();
     if (!fs::is_regular_file(file))
-      throw InputError(path, 0, field, fmt::format("file not found: {} (paths are relative to the spec file)", file));
+      throw InputError(path, 0, field, fmt::format("file not found: {} ({})", file, paths_relative_note(path)));
     files.push_back(colon == std::string::npos ? file : file + text.substr(colon));
   }
   return files;
@@ -298,6 +330,7 @@ ExperimentSpec parse_experiment_spec(const nlohmann::ordered_json& doc, const st
       for (const auto& [axis, values] : value.items()) {
         const std::string field = "sweep." + axis;
         if (axis == "policy") throw InputError(path, 0, field, "list policies under \"policies\", not as a sweep axis");
+        static_cast<void>(known_key(keys, axis, path, field));  // named as the axis, before its values
         if (!values.is_array() || values.empty()) throw InputError(path, 0, field, "expected a non-empty array of values");
         SweepAxis a{axis, {}, {}};
         std::set<std::string> seen;

@@ -77,9 +77,15 @@ std::vector<StepSample> read_step_samples(const std::string& path, std::string_v
       s.num_nodes = static_cast<int>(s.placement.size());
       for (char c : s.placement) s.num_replicas += c - '0';
     }
-    if (s.num_nodes < 1 || s.num_replicas < s.num_nodes || !(s.local_bsz > 0) || !(s.step_time_s > 0) ||
-        s.sync_time_s < 0)
-      throw InputError(path, csv.lines[i], "", "implausible step-time row (nodes, replicas, batch or times)");
+    const std::size_t line = csv.lines[i];
+    if (!(s.step_time_s > 0))
+      throw InputError(path, line, "step_time", fmt::format("must be a positive number of seconds, got {}", s.step_time_s));
+    if (!(s.sync_time_s >= 0))
+      throw InputError(path, line, "sync_time", fmt::format("must be a number of seconds >= 0, got {}", s.sync_time_s));
+    if (s.num_nodes < 1 || s.num_replicas < s.num_nodes)
+      throw InputError(path, line, scalability ? "num_replicas" : "placement",
+                       fmt::format("implausible: {} nodes, {} replicas (each node needs at least one)", s.num_nodes,
+                                   s.num_replicas));
     out.push_back(std::move(s));
   }
   return out;

@@ -43,6 +43,28 @@ def test_options_are_the_spec_keys():
         hetsim.run(policy="nope")
 
 
+def test_settings_python_cannot_write_as_json_name_the_setting(tmp_path):
+    with pytest.raises(hetsim.InputError, match=r"hetsim.run\(\): field 'interval_s': must be a finite number, got nan"):
+        hetsim.run(cluster="default", interval_s=float("nan"))
+    with pytest.raises(hetsim.InputError, match=r"hetsim.run\(\): field 'model_params.overlap': must be a finite number, got inf"):
+        hetsim.run(cluster="default", model_params={"overlap": float("inf")})
+    with pytest.raises(hetsim.InputError, match=r"hetsim.compare\(\): field 'params.queues': must be a finite number"):
+        hetsim.compare([("las", {"queues": float("nan")})], cluster="default")
+    with pytest.raises(hetsim.InputError, match=r"field 'policy': expected a policy name, a Policy class or FILE.py"):
+        hetsim.run(cluster="default", policy=3)
+    with pytest.raises(hetsim.InputError, match=r"hetsim.run\(\): field 'params': expected a dict of name: value, got list"):
+        hetsim.run(cluster="default", params=[1, 2])
+    with pytest.raises(hetsim.InputError, match=r"field 'seed': expected a number, string, boolean, list or dict, got object"):
+        hetsim.run(cluster="default", seed=object())
+    with pytest.raises(hetsim.InputError, match=r"field 'cluster_scale': an integer out of range: 1e\+30"):
+        hetsim.run(cluster="default", cluster_scale=10**30)
+    with pytest.raises(hetsim.InputError, match=r"'generator' is a group"):
+        hetsim.run(cluster="default", generator="x")
+    # Settings have no spec file: relative paths are the current folder's, and the message says so.
+    with pytest.raises(hetsim.InputError, match=r"file not found: no-such\.csv \(paths are relative to the current folder\)"):
+        hetsim.run(cluster="default", trace="no-such.csv")
+
+
 def test_bad_trace_row_gives_the_cli_message(tmp_path, cli):
     trace = write(tmp_path / "bad.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,10\nb,5,two,10\n")
     with pytest.raises(hetsim.InputError) as err:
