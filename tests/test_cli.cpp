@@ -86,7 +86,7 @@ TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overf
   r = run_cli("run -q --trace " + trace);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.output, Catch::Contains("far.csv:2: field 'submit_s': submit time 5e+12 s is beyond the simulation horizon"));
-  CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b needs 1e+300 s"));
+  CHECK_THAT(r.output, Catch::Contains("far.csv:3: job b arrives at 0 s and needs 1e+300 s"));
   expect_input_error("run -q --trace " + temp_dir().string(), "is a directory");
 }
 

@@ -74,6 +74,23 @@ TEST_CASE("a job past the horizon keeps its trace time and leaves the window alo
   CHECK_THAT(jobs_cell(dir, 2, 14), Contains("submit time 9e+18 s is beyond the simulation horizon"));
 }
 
+TEST_CASE("a job that would finish past the horizon is rejected at admission, whatever its arrival", "[outside]") {
+  // newuser4: b arriving at exactly 1e12 s ran and ended "unfinished", while 1e13 s was rejected;
+  // and c's 1.0000001e12 s was printed as "needs 1e+12 s ... beyond ... 1e+12 s".
+  TempDir dir("horizon-edge");
+  const std::string cluster = dir.write("c.json", kOneGpu);
+  const std::string trace = dir.write(
+      "t.csv", "job_id,submit_s,num_gpus,duration_s\na,0,1,100\nb,1e12,1,50\nc,0,1,1.0000001e12\nd,1e12,1,0\n");
+  const auto s = run_summary(dir, "run --cluster " + cluster + " --trace " + trace);
+  CHECK(s["rejected"] == 2);
+  CHECK(s["completed"] == 2);  // a, and d (no work) at the horizon itself
+  CHECK(jobs_cell(dir, 2, 0) == "c");
+  CHECK_THAT(jobs_cell(dir, 2, 14), Contains("job c arrives at 0 s and needs 1000000100000 s even on its fastest GPU type: "
+                                             "it would finish beyond the simulation horizon of 1e+12 s"));
+  CHECK(jobs_cell(dir, 3, 0) == "b");
+  CHECK_THAT(jobs_cell(dir, 3, 14), Contains("job b arrives at 1000000000000 s and needs 50 s"));
+}
+
 TEST_CASE("a job rejected past the horizon leaves the timeline and the utilisation CSV at the run's end",
           "[outside][metrics][timeline]") {
   // a runs 0..100 s on the only GPU; b arrives at 2e12 s, past the 1e12 s horizon, and is rejected

@@ -26,6 +26,7 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
   // message says so: "the largest type has 16" misleads when that type is not allowed.
   const bool limited = !spec.allowed_gpu_types.empty();
   int largest = 0;
+  double fastest_rate = 0.0;  // over the types that can hold the request (the job may run on any)
   for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
     auto type = static_cast<GpuTypeId>(t);
     if (limited && !type_allowed(spec, cluster, type)) continue;
@@ -33,14 +34,18 @@ std::optional<std::string> why_never_runs(const JobSpec& spec, const Cluster& cl
     largest = std::max(largest, have);
     if (have < spec.requested_gpus) continue;
     AllocationShape shape{type, spec.requested_gpus, spec.requested_gpus <= cluster.max_gpus_per_node(type)};
-    const double rate = model.rate(spec, shape);
-    if (rate > 0.0) {
-      if (spec.work / rate > kMaxSimSeconds)
-        return fmt::format("job {} needs {:.3g} s even on its fastest GPU type, beyond the simulation horizon of "
-                           "{:.0e} s (work {:.3g} {} at {:.3g}/s)",
-                           spec.id, spec.work / rate, kMaxSimSeconds, spec.work, to_string(spec.unit), rate);
-      return std::nullopt;
-    }
+    fastest_rate = std::max(fastest_rate, model.rate(spec, shape));
+  }
+  if (fastest_rate > 0.0) {
+    // Measured from its arrival: a job that arrives at the horizon (1e12 s exactly) with work to do
+    // could never finish either. Shortest round-trip digits: "{:.3g}" printed 1.0000001e12 as 1e+12.
+    const double needed_s = spec.work / fastest_rate;
+    if (!(spec.submit.seconds() + needed_s <= kMaxSimSeconds))
+      return fmt::format("job {} arrives at {} s and needs {} s even on its fastest GPU type: it would finish "
+                         "beyond the simulation horizon of {:.0e} s (work {:.3g} {} at {:.3g}/s)",
+                         spec.id, spec.submit.seconds(), needed_s, kMaxSimSeconds, spec.work, to_string(spec.unit),
+                         fastest_rate);
+    return std::nullopt;
   }
   if (limited && largest < spec.requested_gpus)
     return fmt::format("job {} requests {} GPUs of one type; of the GPU types its gpu_spec allows ({}), cluster '{}' "

@@ -133,7 +133,7 @@ void check_job(JobSpec& job, double submit_s, const FieldNames& names) {
   }
   if (submit_s > kMaxSimSeconds) {
     // Name the value as written: the clock saturates at the horizon, so admission would only see that.
-    reject(names.submit, fmt::format("submit time {:g} s is beyond the simulation horizon of {:.0e} s", submit_s,
+    reject(names.submit, fmt::format("submit time {:.10g} s is beyond the simulation horizon of {:.0e} s", submit_s,
                                      kMaxSimSeconds));
   }
   job.submit = SimTime::from_seconds(submit_s);
