@@ -281,7 +281,7 @@ TEST_CASE("cluster spec: errors name the field", "[cluster][spec]") {
   SECTION("network: zero or negative bandwidth") {
     j["nodes"][0]["interconnect"] = {{"kind", "nvlink"}, {"gbytes_per_s", 0}};
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"),
-                      Catch::Contains("nodes[0].interconnect.gbytes_per_s") && Catch::Contains("positive"));
+                      Catch::Contains("nodes[0].interconnect.gbytes_per_s") && Catch::Contains("in [1e-06, 1e+09], got 0"));
     j = base_spec();
     j["nodes"][1]["nic_gbps"] = -10;
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[1].nic_gbps"));
@@ -298,6 +298,21 @@ TEST_CASE("cluster spec: errors name the field", "[cluster][spec]") {
     j = base_spec();
     j["nodes"][0]["nic_latency_us"] = -1;
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[0].nic_latency_us"));
+    // Values no hardware has, which used to surface only as "needs inf s" at admission (newuser4).
+    j = base_spec();
+    j["nodes"][0]["nic_latency_us"] = 1e300;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"),
+                      "t.json: field 'nodes[0].nic_latency_us': latency must be a number of microseconds in [0, 1e+09], got 1e+300");
+    j = base_spec();
+    j["nodes"][1]["nic_gbps"] = 1e-300;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[1].nic_gbps") && Catch::Contains("got 1e-300"));
+    j = base_spec();
+    j["gpu_types"][0]["relative_speed"] = 1e-320;
+    CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("gpu_types[0].relative_speed': must be a ratio in [1e-06, 1e+06]"));
+    j = base_spec();
+    j["gpu_types"][0]["relative_speed"] = 1e-6;  // the bounds themselves are accepted
+    j["nodes"][1]["nic_gbps"] = 1e9;
+    CHECK_NOTHROW(cluster_from_json(j, "t.json"));
     j = base_spec();
     j["nodes"][0]["interconnect"] = {{"kind", "pcie"}, {"bw", 3}};
     CHECK_THROWS_WITH(cluster_from_json(j, "t.json"), Catch::Contains("nodes[0].interconnect.bw"));

@@ -74,18 +74,34 @@ const json* find(const json& obj, const char* key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
+// Plausible ranges, far wider than any hardware: a value outside them is a typo (a denormal speed, a
+// latency of 1e300 us) that would otherwise surface only as every job "needing inf s" at admission.
+constexpr double kMinBandwidth = 1e-6, kMaxBandwidth = 1e9;  // Gbit/s or GB/s
+constexpr double kMaxLatencyUs = 1e9;                        // 1,000 s
+constexpr double kMinRatio = 1e-6, kMaxRatio = 1e6;          // relative speed, oversubscription
+
 // Bandwidths must be positive: a zero would make every transfer take forever.
 double as_bandwidth(const json& v, const std::string& field, const std::string& source, const char* unit) {
   const double d = as_number(v, field, source);
-  if (!(d > 0.0) || !std::isfinite(d))
-    throw InputError(source, 0, field, fmt::format("bandwidth must be a positive number of {}, got {}", unit, v.dump()));
+  if (!(d >= kMinBandwidth && d <= kMaxBandwidth))
+    throw InputError(source, 0, field,
+                     fmt::format("bandwidth must be a number of {} in [{:g}, {:g}], got {}", unit, kMinBandwidth,
+                                 kMaxBandwidth, v.dump()));
   return d;
 }
 
 double as_latency(const json& v, const std::string& field, const std::string& source) {
   const double d = as_number(v, field, source);
-  if (!(d >= 0.0) || !std::isfinite(d))
-    throw InputError(source, 0, field, fmt::format("latency must be a non-negative number of microseconds, got {}", v.dump()));
+  if (!(d >= 0.0 && d <= kMaxLatencyUs))
+    throw InputError(source, 0, field,
+                     fmt::format("latency must be a number of microseconds in [0, {:g}], got {}", kMaxLatencyUs, v.dump()));
+  return d;
+}
+
+double as_ratio(const json& v, const std::string& field, const std::string& source) {
+  const double d = as_number(v, field, source);
+  if (!(d >= kMinRatio && d <= kMaxRatio))
+    throw InputError(source, 0, field, fmt::format("must be a ratio in [{:g}, {:g}], got {}", kMinRatio, kMaxRatio, v.dump()));
   return d;
 }
 
@@ -139,11 +155,11 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
     type.name = as_name(*n, child(at, "name"), source);
     if (const json* m = find(t, "memory_gb")) {
       type.memory_gb = as_number(*m, child(at, "memory_gb"), source);
-      if (type.memory_gb < 0.0) throw InputError(source, 0, child(at, "memory_gb"), "must not be negative");
+      if (!(type.memory_gb >= 0.0 && type.memory_gb <= 1e6))
+        throw InputError(source, 0, child(at, "memory_gb"), fmt::format("must be a number of GB in [0, 1e+06], got {}", m->dump()));
     }
     if (const json* s = find(t, "relative_speed")) {
-      type.relative_speed = as_number(*s, child(at, "relative_speed"), source);
-      if (!(type.relative_speed > 0.0)) throw InputError(source, 0, child(at, "relative_speed"), "must be positive");
+      type.relative_speed = as_ratio(*s, child(at, "relative_speed"), source);
     }
     if (!type_ids.emplace(to_lower(type.name), static_cast<GpuTypeId>(i)).second)
       throw InputError(source, 0, child(at, "name"), fmt::format("duplicate GPU type '{}'", type.name));
@@ -168,9 +184,7 @@ Cluster cluster_from_json(const json& j, const std::string& source) {
         throw InputError(source, 0, child(at, "oversubscription"), "give either uplink_gbps or oversubscription, not both");
       if (up) rack.uplink_gbps = as_bandwidth(*up, child(at, "uplink_gbps"), source, "Gbit/s");
       if (over) {
-        rack.oversubscription = as_number(*over, child(at, "oversubscription"), source);
-        if (!(rack.oversubscription > 0.0) || !std::isfinite(rack.oversubscription))
-          throw InputError(source, 0, child(at, "oversubscription"), fmt::format("must be a positive ratio, got {}", over->dump()));
+        rack.oversubscription = as_ratio(*over, child(at, "oversubscription"), source);
       }
       if (const json* l = find(r, "uplink_latency_us")) rack.uplink_latency_us = as_latency(*l, child(at, "uplink_latency_us"), source);
       if (!rack_ids.emplace(rack.name, static_cast<RackId>(i)).second)
