@@ -26,6 +26,16 @@ class Param:
         self.default = str(default)
         self.help = str(help)
         self.range = None if range is None else (float(range[0]), _UNBOUNDED if range[1] is None else float(range[1]))
+        # A bad default is the policy author's mistake: say so where the Param is written, not when
+        # the first run builds the policy.
+        if self.range is not None:
+            try:
+                value = float(self.default)
+            except ValueError:
+                value = None
+            if value is None or value != value or not self.range[0] <= value <= self.range[1]:
+                raise ValueError(f"hetsim.Param({self.name!r}): default {default!r} is not a number in "
+                                 f"[{self.range[0]:g}, {self.range[1]:g}]")
 
 
 class _PolicyBase:

@@ -65,8 +65,10 @@ std::vector<std::int64_t> ints(const ClassRef& c, py::handle value, const std::s
   std::vector<std::int64_t> out(static_cast<std::size_t>(a.size()));
   for (py::ssize_t i = 0; i < a.size(); ++i) {
     const double v = d.at(i);
-    if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 9e15)
+    if (!std::isfinite(v) || v != std::floor(v))
       bad_decision(c, "schedule", fmt::format("decision.{}[{}] = {}, not an integer", label, i, v));
+    if (std::fabs(v) > 9e15)  // beyond every index and count; also where a double stops being exact
+      bad_decision(c, "schedule", fmt::format("decision.{}[{}] = {}, an integer out of range", label, i, v));
     out[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(v);
   }
   return out;

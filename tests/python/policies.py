@@ -66,6 +66,13 @@ class FloatJobs(hetsim.Policy):
         return hetsim.Decision(jobs=[np.nan], gpu_types=[0], gpu_counts=[1])
 
 
+class HugeJobs(hetsim.Policy):
+    """returns a whole job index far beyond any job"""
+
+    def schedule(self, view):
+        return hetsim.Decision(jobs=[2**62], gpu_types=[0], gpu_counts=[1])
+
+
 class Mismatch(hetsim.Policy):
     """returns arrays of different lengths"""
 

@@ -42,6 +42,9 @@ def test_refused_requests_are_warnings_naming_the_policy():
 def test_malformed_arrays_are_errors_naming_the_entry():
     with pytest.raises(hetsim.InputError, match=r"field 'FloatJobs.schedule': .*decision.jobs\[0\] = nan, not an integer"):
         hetsim.run(cluster="default", policy=policies.FloatJobs)
+    with pytest.raises(hetsim.InputError, match=r"field 'HugeJobs.schedule': .*decision.jobs\[0\] = 4.611686018427388e\+18, "
+                                                 r"an integer out of range"):
+        hetsim.run(cluster="default", policy=policies.HugeJobs)
     with pytest.raises(hetsim.InputError, match=r"field 'Mismatch.schedule': .*lengths 2, 1 and 2"):
         hetsim.run(cluster="default", policy=policies.Mismatch)
 
@@ -100,3 +103,12 @@ def test_a_round_length_outside_the_interval_rules_is_refused(bad):
 def test_a_setting_json_cannot_hold_is_an_input_error():
     with pytest.raises(hetsim.InputError, match=r"hetsim.run\(\): field 'until_s': must be a finite number, got nan"):
         hetsim.run(cluster="default", until_s=float("nan"))
+
+
+def test_a_param_default_outside_its_range_is_refused_where_it_is_written():
+    with pytest.raises(ValueError, match=r"hetsim.Param\('alpha'\): default 'abc' is not a number in \[0, 10\]"):
+        hetsim.Param("alpha", "abc", range=(0, 10))
+    with pytest.raises(ValueError, match=r"default 11 is not a number in \[0, 10\]"):
+        hetsim.Param("alpha", 11, range=(0, 10))
+    assert hetsim.Param("alpha", "10", range=(0, 10)).default == "10"
+    assert hetsim.Param("mode", "abc").default == "abc"  # text parameters take any default
