@@ -82,6 +82,10 @@ TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overf
   r = run_cli("run -q --restart-overhead nan");
   CHECK(r.exit_code == 2);
   expect_input_error("run -q --jobs-per-hour 3", "only apply with --generate");
+  // newuser4: 1e-300 jobs/hour passed the range check and every job was rejected as arriving too late.
+  expect_input_error("run -q --generate 10 --jobs-per-hour 1e-300",
+                     "10 jobs at 1e-300 jobs/hour arrive over about 3.6e+304 s, beyond half the simulation horizon");
+  expect_input_error("run -q --generate 100000000", "must be at most 10000000 jobs, got 100000000");
   auto trace = temp_file("far.csv", "job_id,submit_s,num_gpus,duration_s\na,5e12,1,5\nb,0,1,1e300\nc,0,1,10\n");
   r = run_cli("run -q --trace " + trace);
   CHECK(r.exit_code == 3);

@@ -182,6 +182,7 @@ TEST_CASE("spec: every value's range is checked at load, with the command line's
   fails(R"({"policies": ["fifo"], "cluster_scale": 0})", "cluster_scale", "must be at least 1, got 0");
   fails(R"({"policies": ["fifo"], "mechanism": "rounds"})", "mechanism", "unknown mechanism 'rounds'");
   fails(R"({"policies": ["fifo"], "generator": {"jobs": 0}})", "generator.jobs", "must be at least 1 job, got 0");
+  fails(R"({"policies": ["fifo"], "generator": {"jobs": 100000000}})", "generator.jobs", "must be at most 10000000 jobs");
   fails(R"({"policies": ["fifo"], "sweep": {"interval_s": [60, -60]}})", "sweep.interval_s[1]", "got -60");
   // A key that only conflicts with another is fine alone; the point check catches the pair.
   const ExperimentSpec spec = parse(R"({"policies": ["fifo"], "profiling": "cf"})");

@@ -404,8 +404,17 @@ std::optional<RunSpecProblem> find_run_spec_problem(const RunSpec& spec) {
   if (spec.generator) {
     const GavelWorkloadConfig& g = *spec.generator;
     if (g.jobs < 1) return P{"generator.jobs", fmt::format("must be at least 1 job, got {}", g.jobs)};
+    // 10 million jobs is 100x the largest public trace (Philly); beyond it a typo runs for hours.
+    if (g.jobs > 10'000'000) return P{"generator.jobs", fmt::format("must be at most 10000000 jobs, got {}", g.jobs)};
     if (!(g.jobs_per_hour > 0.0 && g.jobs_per_hour <= 1e9))
       return P{"generator.jobs_per_hour", fmt::format("must be in (0, 1e9], got {}", g.jobs_per_hour)};
+    // Arrivals spread over the horizon would be rejected one by one as arriving too late.
+    if (const double span_s = g.jobs / g.jobs_per_hour * 3600.0; span_s > kMaxSimSeconds / 2)
+      return P{"generator.jobs_per_hour",
+               fmt::format("{} jobs at {} jobs/hour arrive over about {:.3g} s, beyond half the simulation horizon of "
+                           "{:.0e} s: raise the rate",
+                           g.jobs, g.jobs_per_hour, span_s, kMaxSimSeconds),
+               true};  // jobs and rate together
     if (!spec.trace.empty()) return P{"generator", "a run takes either a trace or the generator, not both", true};
     if (spec.throughputs.empty())
       return P{"throughputs", "the generator draws job types from a Gavel throughput table: set throughputs", true};
