@@ -74,6 +74,15 @@ TEST_CASE("cli: rejected jobs are reported with their trace line, outputs are wr
   CHECK_THAT(slurp(out + "/summary.json"), Catch::Contains("\"rejected\": 2"));
 }
 
+TEST_CASE("cli: usage errors read like input errors: field, what is wrong, the value") {
+  expect_input_error("run -q --log-level bogus", "hetsim: error: field '--log-level': expected error, warning or info, got 'bogus'");
+  expect_input_error("run -q --interval 60abc", "hetsim: error: field '--interval': expected a number, got '60abc'");
+  expect_input_error("run -q --policy fifo --policy srtf", "hetsim: error: field '--policy': give it once");
+  expect_input_error("run -q --seed", "hetsim: error: field '--seed': a value is missing");
+  expect_input_error("run -q --nosuch", "hetsim: error: The following argument was not expected: --nosuch");
+  CHECK(run_cli("run -q --log-level INFO --until 1").exit_code == 0);  // levels are case-insensitive
+}
+
 TEST_CASE("cli: out-of-range times are errors or rejections, never a clock overflow or a hang") {
   auto r = run_cli("run -q --until -5");
   CHECK(r.exit_code == 2);
@@ -237,7 +246,7 @@ TEST_CASE("cli: -q is accepted by run, compare, sweep and check and silences std
 TEST_CASE("cli: predict-check refuses a negative seed too") {
   auto r = run_cli("predict-check --seed -3");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("--seed: must be a non-negative integer"));
+  CHECK_THAT(r.output, Catch::Contains("field '--seed': must be a non-negative integer"));
 }
 
 TEST_CASE("cli: predict-check takes '' as its help says: that data set is skipped, not refused") {

@@ -226,13 +226,13 @@ TEST_CASE("json inputs: a number beyond double's range names the file, line and 
 
 TEST_CASE("cli: an empty number and a repeated key are refused, not read as 0 or overwritten", "[cli]") {
   for (const char* flag : {"--until", "--interval", "--restart-overhead", "--seed", "--cluster-scale"})
-    expect_input_error(std::string("run -q ") + flag + " ''", std::string(flag) + ": expected a number, got an empty value");
+    expect_input_error(std::string("run -q ") + flag + " ''", "field '" + std::string(flag) + "': expected a number, got an empty value");
   expect_input_error("run -q --model-param network_efficiency=0.5 --model-param network_efficiency=0.7",
                      "field '--model-param': key 'network_efficiency' given twice ('network_efficiency=0.5' and "
                      "'network_efficiency=0.7'); give each key once");
   expect_input_error("run -q --param a=1 --param a=2", "key 'a' given twice");
   for (const char* flag : {"--trace", "--throughputs", "--out", "--timeline", "--cluster"})
-    expect_input_error(std::string("run -q ") + flag + " ''", std::string(flag) + ": expected a value, got an empty one");
+    expect_input_error(std::string("run -q ") + flag + " ''", "field '" + std::string(flag) + "': expected a value, got an empty one");
 }
 
 TEST_CASE("cli: a round due beyond the 1e12 s horizon never comes, its jobs end unfinished, at once", "[cli]") {

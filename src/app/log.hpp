@@ -3,9 +3,11 @@
 // command's action and passed where needed (no global state). Progress (progress.hpp) follows the
 // same levels: shown at warning and info, silenced at error.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <fmt/core.h>
 #include <string>
+#include <utility>
 
 namespace hetsim::app {
 
@@ -38,9 +40,17 @@ inline void add_log_level_option(CLI::App* cmd, LogLevel& level) {
   cmd->add_option("--log-level", level,
                   "What goes to stderr besides errors: error (errors only), warning (default: also warnings, "
                   "input notes and progress), info (also detail)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, LogLevel>{{"error", LogLevel::Error}, {"warning", LogLevel::Warning}, {"info", LogLevel::Info}},
-          CLI::ignore_case));
+      ->transform(
+          [](std::string given) {
+            // Our own message: CLI11's CheckedTransformer printed its internal map ("{error->0,...} FAILED").
+            std::string lower = given;
+            for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            for (auto [name, level] : {std::pair{"error", LogLevel::Error}, std::pair{"warning", LogLevel::Warning},
+                                       std::pair{"info", LogLevel::Info}})
+              if (lower == name) return std::to_string(static_cast<int>(level));
+            throw CLI::ValidationError("expected error, warning or info, got '" + given + "'");
+          },
+          "error|warning|info");
 }
 
 /// Hidden `--progress-period S`: seconds before the first progress line and between lines (tests

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "run_options.hpp"
+#include "usage_errors.hpp"
 #include "hetsim/sched/invariants.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/temporary_files.hpp"
@@ -40,8 +41,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : app::kInputError;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "hetsim: error: {}\nRun with --help for more information.\n", app::usage_error_text(e));
+    return app::kInputError;
   }
   try {
     for (auto& [sub, action] : commands)
