@@ -309,6 +309,7 @@ TEST_CASE("heet's round skipping gives the same runs: generated jobs with wide o
   check_round_skip_same(generated);
   check_round_skip_same(generated, "wide");  // the tail rule keeps skipping exact (docs/policies.md heet)
   check_round_skip_same(generated, "all");
+  check_round_skip_same(generated, "guard");  // the default: starved jobs' lag grows in skipped rounds too
   RunSpec trace;
   trace.cluster = "pollux-64";
   trace.cluster_scale = 4;
@@ -316,6 +317,7 @@ TEST_CASE("heet's round skipping gives the same runs: generated jobs with wide o
   trace.format = TraceFormat::Itp;
   check_round_skip_same(trace);
   check_round_skip_same(trace, "all");
+  check_round_skip_same(trace, "guard");
   CHECK_THROWS_WITH(make_default_registry().make("heet", {{"round_skip", "yes"}}, 0),
                     Catch::Contains("round_skip") && Catch::Contains("true or false"));
 }

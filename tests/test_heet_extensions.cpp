@@ -132,12 +132,14 @@ TEST_CASE("heet: the tail rule starts a long wide job that heet's weight would l
   const Workload w = heet_ext_workload({heet_ext_seconds_job("w", 4, 2000), heet_ext_seconds_job("n1", 1, 400),
                                         heet_ext_seconds_job("n2", 1, 400), heet_ext_seconds_job("n3", 1, 400),
                                         heet_ext_seconds_job("n4", 1, 400)});
-  SECTION("tail=off (default): the four short jobs claim 4 of 6 GPUs first, 'w' (4) waits; they end at 400, 'w' starts at the round at 480 and ends at 2,480") {
-    const RunOutput out = heet_ext_run(c, w, *model, "heet", {{"restart_s", "0"}});
-    CHECK(heet_ext_record(out, "w").jct_s() == Approx(2480.0));
-    CHECK(heet_ext_record(out, "n4").jct_s() == Approx(400.0));
-    CHECK(out.summary.makespan_s == Approx(2480.0));
-    CHECK(out.summary.jct_mean_s == Approx((2480.0 + 4 * 400.0) / 5));
+  SECTION("tail=off, and tail=guard (default; 'w' has lost 480 s < 2,000 s by 480): the four short jobs claim 4 of 6 GPUs first, 'w' (4) waits; they end at 400, 'w' starts at the round at 480 and ends at 2,480") {
+    for (const PolicyParams& params : {PolicyParams{{"restart_s", "0"}, {"tail", "off"}}, PolicyParams{{"restart_s", "0"}}}) {
+      const RunOutput out = heet_ext_run(c, w, *model, "heet", params);
+      CHECK(heet_ext_record(out, "w").jct_s() == Approx(2480.0));
+      CHECK(heet_ext_record(out, "n4").jct_s() == Approx(400.0));
+      CHECK(out.summary.makespan_s == Approx(2480.0));
+      CHECK(out.summary.jct_mean_s == Approx((2480.0 + 4 * 400.0) / 5));
+    }
   }
   SECTION("tail=wide and tail=all: 'w' outlasts the rest (1,600 GPU-s on 2 GPUs = 800 s < 2,000) and runs from 0; n1, n2 share the last host to 400, n3, n4 run 480-880") {
     for (const PolicyParams& params : {PolicyParams{{"restart_s", "0"}, {"tail", "wide"}}, PolicyParams{{"restart_s", "0"}, {"tail", "all"}}}) {
@@ -152,7 +154,60 @@ TEST_CASE("heet: the tail rule starts a long wide job that heet's weight would l
     }
   }
   CHECK_THROWS_WITH(make_default_registry().make("heet", {{"tail", "yes"}}, 0),
-                    Catch::Contains("--param tail") && Catch::Contains("expected wide, all or off, got 'yes'"));
+                    Catch::Contains("--param tail") && Catch::Contains("expected guard, wide, all or off, got 'yes'"));
+}
+
+TEST_CASE("heet's tail guard: starved or kept, by hand") {
+  // Starved: lag >= tail_starve x remaining (1,000 s lost, 1,000 s to go: yes at 1, not at 1.5).
+  CHECK(heet_tail_guard_eligible(false, 1000.0, 1000.0, 120.0, 1.0));
+  CHECK_FALSE(heet_tail_guard_eligible(false, 999.0, 1000.0, 120.0, 1.0));
+  CHECK_FALSE(heet_tail_guard_eligible(false, 1000.0, 1000.0, 120.0, 1.5));
+  // Kept: holds its request and lost at least a round, however long it still runs.
+  CHECK(heet_tail_guard_eligible(true, 120.0, 1e6, 120.0, 1.0));
+  CHECK_FALSE(heet_tail_guard_eligible(true, 119.0, 1e6, 120.0, 1.0));
+  CHECK_FALSE(heet_tail_guard_eligible(false, 119.0, 1e6, 120.0, 1.0));
+  // Ahead of its request (negative lag) or no type can run it: never.
+  CHECK_FALSE(heet_tail_guard_eligible(true, -50.0, 10.0, 120.0, 1.0));
+  CHECK_FALSE(heet_tail_guard_eligible(true, 1e9, std::numeric_limits<double>::infinity(), 120.0, 1.0));
+}
+
+TEST_CASE("heet's tail guard starts a long job that a stream of short ones would starve") {
+  // Two hosts of one GPU, duration model, 120 s rounds, free restarts. 'L' (1 GPU, 1,000 s) at 0;
+  // two 100 s jobs at every round from 0 to 1,080 (weight 100 < L's 1,000: heet takes them first).
+  const Cluster c = flat_cluster(2, 1, 100.0, 100.0);
+  auto model = make_throughput_model("duration", "", {}, c);
+  std::vector<JobSpec> jobs{heet_ext_seconds_job("L", 1, 1000)};
+  for (int r = 0; r < 10; ++r)
+    for (int k = 0; k < 2; ++k) {
+      JobSpec s = heet_ext_seconds_job(fmt::format("s{}_{}", r, k), 1, 100);
+      s.submit = SimTime::from_seconds(120.0 * r);
+      jobs.push_back(s);
+    }
+  const Workload w = heet_ext_workload(jobs);
+  const auto longest_short_jct = [](const RunOutput& out) {
+    double jct = 0.0;
+    for (const JobRecord& r : out.records)
+      if (r.job_id != "L") jct = std::max(jct, r.jct_s());
+    return jct;
+  };
+  SECTION("tail=off: L waits for the last short jobs, starts at the round at 1,200, ends at 2,200") {
+    const RunOutput out = heet_ext_run(c, w, *model, "heet", {{"restart_s", "0"}, {"tail", "off"}});
+    CHECK(heet_ext_record(out, "L").jct_s() == Approx(2200.0));
+    CHECK(longest_short_jct(out) == Approx(100.0));
+    CHECK(out.summary.makespan_s == Approx(2200.0));
+  }
+  SECTION("tail=guard (default): at the round at 1,080 L has lost 1,080 s >= its 1,000 s, and outlasts the rest (200 GPU-s on 1 GPU = 200 s): it runs 1,080-2,080; one of that round's short jobs waits to 1,200 (JCT 220)") {
+    const RunOutput out = heet_ext_run(c, w, *model, "heet", {{"restart_s", "0"}});
+    CHECK(heet_ext_record(out, "L").jct_s() == Approx(2080.0));
+    CHECK(heet_ext_record(out, "L").preemptions == 0);
+    CHECK(longest_short_jct(out) == Approx(220.0));
+    CHECK(out.summary.makespan_s == Approx(2080.0));
+    CHECK(out.summary.jct_mean_s == Approx((19 * 100.0 + 220.0 + 2080.0) / 21));
+  }
+  SECTION("tail_starve=2: L would need 2,000 s lost; the short jobs end first, as with tail=off") {
+    const RunOutput out = heet_ext_run(c, w, *model, "heet", {{"restart_s", "0"}, {"tail_starve", "2"}});
+    CHECK(out.summary.makespan_s == Approx(2200.0));
+  }
 }
 
 TEST_CASE("heet: a job asking for more GPUs than a GPU type has in all is rejected with its reason") {

@@ -12,7 +12,9 @@
 // type (src/policy/heet_wide.cpp), priced by the run's model on those GPUs (the analytic model
 // charges the cross-host all-reduce), competing with the other jobs by weight; restarts
 // cost `restart_s` (30 s, the Pollux simulator's per-reallocation cost) and `restart=every-round`
-// restarts every running job every round, as the prototype's control plane does.
+// restarts every running job every round, as the prototype's control plane does. Tail protection
+// (heet_tail.hpp; default tail=guard) runs a job that heet's weight has starved, and that would
+// otherwise end last, on its request.
 #include <algorithm>
 #include <fmt/format.h>
 #include <iterator>
@@ -30,10 +32,12 @@ namespace {
 
 class HeetPolicy final : public SchedulingPolicy {
  public:
-  // Which jobs the tail rule may protect (heet_tail.hpp): none, wide jobs only, or every job.
-  enum class Tail { Off, Wide, All };
-  HeetPolicy(double round_s, double restart_s, bool every_round, bool round_skip, Tail tail)
-      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round), round_skip_(round_skip), tail_(tail) {}
+  // Which jobs the tail rule may protect (heet_tail.hpp): none, wide jobs only, every job, or
+  // running jobs holding their request and starved jobs (heet_tail_guard_eligible).
+  enum class Tail { Off, Wide, All, Guard };
+  HeetPolicy(double round_s, double restart_s, bool every_round, bool round_skip, Tail tail, double starve_factor)
+      : round_s_(round_s), restart_s_(restart_s), every_round_(every_round), round_skip_(round_skip), tail_(tail),
+        starve_factor_(starve_factor) {}
   std::string name() const override { return "heet"; }
   bool shares_gpus() const override { return false; }  // picks exact free GPUs itself
   std::optional<double> round_s() const override { return round_s_; }
@@ -60,7 +64,9 @@ class HeetPolicy final : public SchedulingPolicy {
     // still comes back while the protected wide jobs are the same and all protected jobs hold theirs.
     std::vector<HeetTailClaim> critical, spanning;
     if (tail_ != Tail::Off) {
-      critical = heet_tail_critical(tail_jobs(ctx, active, largest), ctx.cluster().total_gpus());
+      double work_gpu_s = 0.0;
+      std::vector<HeetTailJob> eligible_jobs = tail_jobs(ctx, active, largest, work_gpu_s);
+      if (!eligible_jobs.empty()) critical = heet_tail_critical(std::move(eligible_jobs), work_gpu_s, ctx.cluster().total_gpus());
       for (const HeetTailClaim& c : critical)
         if (c.gpus > largest) spanning.push_back(c);
       if (quiet && spanning == reserved_ &&
@@ -70,7 +76,7 @@ class HeetPolicy final : public SchedulingPolicy {
       }
     }
     RoundPlan plan = plan_round(ctx, active, spanning);
-    if (!gives_all(plan, critical)) {
+    if (!gives_all(plan, critical) && (tail_ != Tail::Guard || feeds_others(plan, critical))) {
       plan = plan_round(ctx, active, critical);
       plan.steady = false;
     }
@@ -158,28 +164,57 @@ class HeetPolicy final : public SchedulingPolicy {
   }
 
   // The tail rule's view of the active jobs: requested count and remaining seconds there on the
-  // fastest type (a host's table for a count that fits a host, the spanning rate beyond).
-  std::vector<HeetTailJob> tail_jobs(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest) {
+  // fastest type (a host's table for a count that fits a host, the spanning rate beyond). Returns
+  // the eligible ones; `work_gpu_s` = W over all of them, summed in `active` order.
+  std::vector<HeetTailJob> tail_jobs(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
+                                     double& work_gpu_s) {
     std::vector<HeetTailJob> out;
-    out.reserve(active.size());
     for (JobIndex j : active) {
       const int want = std::max(1, ctx.job(j).spec->requested_gpus);
-      double rate = 0.0;
-      if (want <= largest) {
-        for (const std::vector<double>& r : rates_[static_cast<std::size_t>(j)])
-          rate = std::max(rate, r[static_cast<std::size_t>(want)]);
-      } else {
-        for (double r : wide_.rates(ctx, j)) rate = std::max(rate, r);
+      // The rate on the request is the model's, fixed per job: kept (request_rate_, -1 = not yet).
+      if (request_rate_.size() <= static_cast<std::size_t>(j)) request_rate_.resize(static_cast<std::size_t>(j) + 1, -1.0);
+      double& rate = request_rate_[static_cast<std::size_t>(j)];
+      if (rate < 0.0) {
+        rate = 0.0;
+        if (want <= largest) {
+          for (const std::vector<double>& r : rates_[static_cast<std::size_t>(j)])
+            rate = std::max(rate, r[static_cast<std::size_t>(want)]);
+        } else {
+          for (double r : wide_.rates(ctx, j)) rate = std::max(rate, r);
+        }
       }
-      out.push_back({j, want, rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity(),
-                     tail_ == Tail::All || want > largest});
+      const double remaining_s = rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity();
+      const HeetTailJob tj{j, want, remaining_s, true};
+      work_gpu_s += heet_tail_work_gpu_s(tj);
+      if (eligible(ctx, j, want, largest, rate, remaining_s)) out.push_back(tj);
     }
     return out;
+  }
+
+  // Whether the tail rule may protect job j (its request `want`, `rate` there on its fastest type).
+  // tail=guard: lag_s = the seconds j has lost since arrival against running on its request all
+  // along (waiting, shrunk, restarting, a round's start).
+  bool eligible(const PolicyView& ctx, JobIndex j, int want, int largest, double rate, double remaining_s) const {
+    if (tail_ != Tail::Guard) return tail_ == Tail::All || want > largest;
+    const JobRuntime& rt = ctx.job(j);
+    const double done_s = rate > 0.0 ? (rt.spec->work - ctx.remaining_work(j)) / rate : 0.0;
+    const double lag_s = (ctx.now() - rt.spec->submit).seconds() - done_s;
+    // The run's round (--interval) when it gives one, else heet's own.
+    const double round_s = ctx.round_s() > 0.0 ? ctx.round_s() : round_s_;
+    return heet_tail_guard_eligible(holds(ctx, {j, want}), lag_s, remaining_s, round_s, starve_factor_);
   }
 
   static bool holds(const PolicyView& ctx, const HeetTailClaim& c) {
     const JobRuntime& rt = ctx.job(c.job);
     return rt.status == JobStatus::Running && static_cast<int>(rt.gpus.size()) >= c.gpus;
+  }
+
+  // Whether the plan gives GPUs to a job outside `critical` (tail=guard replans only then: GPUs
+  // moved among the protected jobs alone are heet's own balancing of the tail).
+  static bool feeds_others(const RoundPlan& plan, const std::vector<HeetTailClaim>& critical) {
+    return std::any_of(plan.allocate.begin(), plan.allocate.end(), [&](const AllocationRequest& a) {
+      return std::none_of(critical.begin(), critical.end(), [&](const HeetTailClaim& c) { return c.job == a.job; });
+    });
   }
 
   static bool gives_all(const RoundPlan& plan, const std::vector<HeetTailClaim>& critical) {
@@ -330,12 +365,14 @@ class HeetPolicy final : public SchedulingPolicy {
   bool every_round_;
   bool round_skip_;
   Tail tail_;                            // tail protection (heet_tail.hpp)
+  double starve_factor_;                 // tail=guard: lag / remaining time that makes a job starved
   bool steady_ = false;                  // the last full pass's plan provably comes back (heet_plan)
   std::size_t steady_allocations_ = 0;   // jobs that pass allocated: all run iff nothing was refused
   HeetWidePlacer wide_;
   std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
   std::vector<JobIndex> active_;      // running and waiting jobs, ascending (active_jobs)
   std::vector<HeetTailClaim> reserved_;  // protected wide jobs placed first by the last pass
+  std::vector<double> request_rate_;     // [job] rate on its request, fastest type (tail_jobs); -1 = not yet
 };
 
 }  // namespace
@@ -353,9 +390,13 @@ void register_heet(PolicyRegistry& registry) {
                              "restarts every round (the prototype's control plane)"},
        {"round_skip", "true", "'true' = a round where only running jobs progressed since a plan proved steady "
                               "keeps every allocation without planning (same decisions); 'false' = plan every round"},
-       {"tail", "off", "tail protection: a job whose remaining time on its requested GPUs outlasts the rest of the "
-                       "active work on the rest of the cluster runs on at least its request, longest first; 'wide' = "
-                       "for jobs asking for more GPUs than a host, 'all' = for every job, 'off' = never (heet as before)"}},
+       {"tail_starve", "1", "tail=guard: a job may be protected once the seconds it lost since arrival (against running "
+                            "on its request all along) reach this many times its remaining seconds on its request"},
+       {"tail", "guard", "tail protection: a job whose remaining time on its requested GPUs outlasts the rest of the "
+                         "active work on the rest of the cluster runs on at least its request, longest first; 'guard' = "
+                         "for a job that lost at least tail_starve x its remaining time, or that holds its request and "
+                         "lost at least a round (replanning only when a protected job's GPUs would go to others); "
+                         "'wide' = for jobs asking for more GPUs than a host, 'all' = for every job, 'off' = never"}},
       [](const PolicyParams& p, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
         // As --interval: rounds under a millisecond would take billions of rounds.
         const double round = param_double(p, "round_s", 1e-3, kMaxSimSeconds);
@@ -367,10 +408,13 @@ void register_heet(PolicyRegistry& registry) {
         if (skip != "true" && skip != "false")
           throw InputError("", 0, "--param round_skip", fmt::format("expected true or false, got '{}'", skip));
         const std::string& tail = param_string(p, "tail");
-        if (tail != "wide" && tail != "all" && tail != "off")
-          throw InputError("", 0, "--param tail", fmt::format("expected wide, all or off, got '{}'", tail));
-        const HeetPolicy::Tail tail_mode = tail == "all" ? HeetPolicy::Tail::All : tail == "wide" ? HeetPolicy::Tail::Wide : HeetPolicy::Tail::Off;
-        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true", tail_mode);
+        if (tail != "guard" && tail != "wide" && tail != "all" && tail != "off")
+          throw InputError("", 0, "--param tail", fmt::format("expected guard, wide, all or off, got '{}'", tail));
+        const HeetPolicy::Tail tail_mode = tail == "guard" ? HeetPolicy::Tail::Guard
+                                           : tail == "all" ? HeetPolicy::Tail::All
+                                           : tail == "wide" ? HeetPolicy::Tail::Wide : HeetPolicy::Tail::Off;
+        const double starve = param_double(p, "tail_starve", 0.0, 1e9);
+        return std::make_unique<HeetPolicy>(round, restart_s, mode == "every-round", skip == "true", tail_mode, starve);
       },
       nullptr});
 }

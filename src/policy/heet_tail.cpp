@@ -8,10 +8,18 @@
 namespace hetsim {
 
 std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int total_gpus) {
-  std::erase_if(jobs, [](const HeetTailJob& j) { return !std::isfinite(j.remaining_s) || j.gpus <= 0; });
   double work_gpu_s = 0.0;  // W: the active jobs' remaining GPU-seconds at their counts
-  for (const HeetTailJob& j : jobs) work_gpu_s += j.remaining_s * j.gpus;
+  for (const HeetTailJob& j : jobs) work_gpu_s += heet_tail_work_gpu_s(j);
   std::erase_if(jobs, [](const HeetTailJob& j) { return !j.eligible; });  // their work stays in W
+  return heet_tail_critical(std::move(jobs), work_gpu_s, total_gpus);
+}
+
+double heet_tail_work_gpu_s(const HeetTailJob& j) {
+  return std::isfinite(j.remaining_s) && j.gpus > 0 ? j.remaining_s * j.gpus : 0.0;
+}
+
+std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, double work_gpu_s, int total_gpus) {
+  std::erase_if(jobs, [](const HeetTailJob& j) { return !std::isfinite(j.remaining_s) || j.gpus <= 0 || !j.eligible; });
   // Longest first (ties: lower job index); a heap, as usually only a few jobs are read.
   const auto shorter = [](const HeetTailJob& a, const HeetTailJob& b) {
     return a.remaining_s != b.remaining_s ? a.remaining_s < b.remaining_s : a.job > b.job;
@@ -35,6 +43,14 @@ std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int
     taken_gpus += j.gpus;
   }
   return critical;
+}
+
+bool heet_tail_guard_eligible(bool holds_request, double lag_s, double remaining_s, double round_s,
+                              double starve_factor) {
+  // NaN or infinite remaining time: never (heet_tail_critical leaves such jobs out anyway).
+  if (!std::isfinite(remaining_s)) return false;
+  if (holds_request && lag_s >= round_s) return true;
+  return lag_s >= starve_factor * remaining_s;
 }
 
 }  // namespace hetsim

@@ -38,4 +38,27 @@ struct HeetTailClaim {
 /// Jobs with an infinite or NaN remaining time (no type can run them) are left out of W.
 std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int total_gpus);
 
+/// The same walk given W (`work_gpu_s`, the sum of heet_tail_work_gpu_s over every active job in
+/// order) and only the eligible jobs: heet builds just those each round (tail=guard reads a few
+/// of thousands), with W summed in the same order, so the answer is bit for bit the one above.
+std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> eligible_jobs, double work_gpu_s, int total_gpus);
+
+/// A job's remaining GPU-seconds at its count as W counts them (0 for an infinite or NaN time).
+double heet_tail_work_gpu_s(const HeetTailJob& j);
+
+/// tail=guard's eligibility (heet's default): whether the rule may protect a job with `lag_s`
+/// seconds lost since its arrival against running on its request all along (now - submit - work
+/// done / its rate there) and `remaining_s` to go on its request. Two ways, both aging tests:
+///  - starved: lag_s >= starve_factor x remaining_s, the response-ratio test of
+///    highest-response-ratio-next (Brinch Hansen, "Short-term scheduling in multiprogramming
+///    systems", SOSP 1971): (lag + remaining) / remaining >= 1 + starve_factor; it lets a long
+///    waiting job pass the short ones heet's weight prefers, as Tiresias's starvation knob
+///    (Gu et al., NSDI'19) promotes a job that waited too long;
+///  - kept: the job runs on at least its request (`holds_request`) and has already lost at least
+///    one round (`round_s`), i.e. the delay a round-based policy cannot avoid:
+///    while it is critical it is not preempted or shrunk below its request.
+/// Neither fires on the Heet prototype's trace (its goldens are unchanged, tests/test_heet.cpp).
+bool heet_tail_guard_eligible(bool holds_request, double lag_s, double remaining_s, double round_s,
+                              double starve_factor);
+
 }  // namespace hetsim
