@@ -195,6 +195,16 @@ TEST_CASE("a run whose model serves none of its jobs is refused up front", "[out
   const std::string table = dir.write("gavel.json", R"J({"v100": {"('A', 1)": {"null": 10.0}}})J");
   expect_input_error("run --cluster philly-2048 --generate 3 --throughputs " + table,
                      "(the table has GPU types v100; none of them is in cluster 'philly-2048')");
+  // newuser4: a section of the cluster's type with no entries was reported as a type "not in the cluster".
+  const std::string native = dir.write("t.csv", "job_id,submit_s,num_gpus,iterations,job_type\na,0,1,100,A\n");
+  expect_input_error("run --trace " + native + " --throughputs " + dir.write("empty.json", R"J({"v100": {}})J"),
+                     "is not in throughput table " + dir.str() + "/empty.json (its sections for the cluster's GPU types "
+                     "(v100) hold no entries)");
+  // ... and "v100" beside "V100" (conflicting rates) was accepted, one silently winning.
+  expect_input_error("run --trace " + native + " --throughputs " +
+                         dir.write("dup.json", R"J({"v100": {"('A', 1)": {"null": 10.0}}, "V100": {"('A', 1)": {"null": 1000.0}}})J"),
+                     "dup.json: field 'v100': GPU type section given twice (also as 'V100'; GPU types match "
+                     "case-insensitively)");
   // A Pollux/Sia workload given as a trace.
   const std::string workload = dir.write("w.csv", "name,time,application,num_replicas,batch_size\nj,0,bert,1,32\n");
   expect_input_error("run --trace " + workload, "field '--trace': is a Pollux/Sia workload");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -111,7 +112,13 @@ std::unique_ptr<GavelThroughputTable> GavelThroughputTable::from_json(const std:
   table->unconsolidated_.assign(types, {});
 
   std::vector<RawPair> raw_pairs;
+  std::map<std::string, std::string> sections;  // lower-case key -> the key as written
   for (const auto& [gpu_key, entries] : root.items()) {
+    // GPU types match case-insensitively, so "v100" and "V100" are one section given twice.
+    if (auto [at, added] = sections.try_emplace(to_lower(gpu_key), gpu_key); !added)
+      throw InputError(path, 0, gpu_key,
+                       fmt::format("GPU type section given twice (also as '{}'; GPU types match case-insensitively)",
+                                   at->second));
     // Validate every GPU section, including ones the cluster lacks: a broken table should fail
     // the same way whatever cluster it is paired with.
     if (!entries.is_object())
@@ -247,9 +254,15 @@ std::optional<std::string> GavelThroughputTable::check_job(const JobSpec& job, c
   std::string hint;
   if (!scale_factors.empty()) hint = fmt::format(" (scale factors it has: {})", fmt::join(scale_factors, ", "));
   // The usual cause on a homogeneous preset (philly-2048's generic 'gpu'): no type in common.
-  if (job_type_names_.empty())
-    hint = fmt::format(" (the table has GPU types {}; none of them is in cluster '{}')", fmt::join(table_gpu_types_, ", "),
-                       cluster.name());
+  if (job_type_names_.empty()) {
+    std::vector<std::string> in_cluster;
+    for (const std::string& t : table_gpu_types_)
+      if (cluster.find_gpu_type(t)) in_cluster.push_back(t);
+    hint = in_cluster.empty()
+               ? fmt::format(" (the table has GPU types {}; none of them is in cluster '{}')",
+                             fmt::join(table_gpu_types_, ", "), cluster.name())
+               : fmt::format(" (its sections for the cluster's GPU types ({}) hold no entries)", fmt::join(in_cluster, ", "));
+  }
   return fmt::format("job {}: job type '{}' with scale factor {} is not in throughput table {}{}", job.id,
                      job.job_type, job.requested_gpus, path_, hint);
 }
