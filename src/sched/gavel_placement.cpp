@@ -72,12 +72,15 @@ void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
   const std::vector<NodeId>& servers = servers_[type];
   front_.assign(servers.size(), 0);
   std::size_t ptr = 0;
-  sizes_.clear();
-  for (const auto& [j, sf] : list)
-    if (std::find(sizes_.begin(), sizes_.end(), sf) == sizes_.end()) sizes_.push_back(sf);
-  for (int size : sizes_) {
-    for (const auto& [j, sf] : list) {
-      if (sf != size) continue;
+  // Sorted by count, so each count's jobs are one run of the list, in the order the count first
+  // appears (largest first): the same visiting order as a pass over the whole list per count,
+  // without scanning the other counts' entries (gavel5).
+  for (auto run_begin = list.begin(); run_begin != list.end();) {
+    const int size = run_begin->second;
+    auto run_end = run_begin;
+    while (run_end != list.end() && run_end->second == size) ++run_end;
+    for (auto it = run_begin; it != run_end; ++it) {
+      const JobIndex j = it->first;
       const auto k = static_cast<std::size_t>(j);
       const std::vector<GpuId>* prev = k < previous.size() ? previous[k] : nullptr;
       if (prev == nullptr || static_cast<std::size_t>(cluster_.type_of(prev->front())) != type) continue;
@@ -90,8 +93,9 @@ void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
         marked_.push_back(g);
       }
     }
-    for (const auto& [j, sf] : list) {
-      if (sf != size || !allocation.count(j)) continue;
+    for (auto it = run_begin; it != run_end; ++it) {
+      const auto [j, sf] = *it;
+      if (!allocation.count(j)) continue;
       std::vector<GpuId>& gpus = entry(j);
       while (static_cast<int>(gpus.size()) < sf && ptr < servers.size()) {
         const Node& node = cluster_.nodes()[static_cast<std::size_t>(servers[ptr])];
@@ -108,6 +112,7 @@ void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
       }
       if (static_cast<int>(gpus.size()) != sf) drop(j);  // cannot happen when counts fit; never half-place
     }
+    run_begin = run_end;
   }
   for (GpuId g : marked_) assigned_[static_cast<std::size_t>(g)] = 0;
   marked_.clear();
