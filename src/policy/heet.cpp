@@ -53,9 +53,6 @@ class HeetPolicy final : public SchedulingPolicy {
     steady_ = false;
     const std::vector<JobIndex>& active = active_jobs(ctx);
     const int largest = largest_host(ctx.cluster());
-    // Every active job's rate table first: the wide placer reads them instead of asking the model
-    // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
-    for (JobIndex j : active) fill_rates(ctx, j, largest);
 
     // Tail protection (heet_tail.hpp): the jobs that decide the makespan unless they run now. A
     // protected wide job is placed first (heet gives a wide job exactly its count anyway); for a
@@ -65,8 +62,16 @@ class HeetPolicy final : public SchedulingPolicy {
     std::vector<HeetTailClaim> critical, spanning;
     if (tail_ != Tail::Off) {
       double work_gpu_s = 0.0;
-      std::vector<HeetTailJob> eligible_jobs = tail_jobs(ctx, active, largest, work_gpu_s);
-      if (!eligible_jobs.empty()) critical = heet_tail_critical(std::move(eligible_jobs), work_gpu_s, ctx.cluster().total_gpus());
+      const int total_gpus = ctx.cluster().total_gpus();
+      if (tail_ == Tail::Guard) {
+        std::vector<HeetTailJob> running = guard_jobs(ctx, largest, work_gpu_s);
+        const HeetLongestFirst& waiting = guard_waiting_.starved(ctx.now());
+        if (!running.empty() || !waiting.empty())
+          critical = heet_tail_critical(std::move(running), waiting, work_gpu_s, total_gpus);
+      } else {
+        std::vector<HeetTailJob> eligible_jobs = tail_jobs(ctx, active, largest, work_gpu_s);
+        if (!eligible_jobs.empty()) critical = heet_tail_critical(std::move(eligible_jobs), work_gpu_s, total_gpus);
+      }
       for (const HeetTailClaim& c : critical)
         if (c.gpus > largest) spanning.push_back(c);
       if (quiet && spanning == reserved_ &&
@@ -75,6 +80,9 @@ class HeetPolicy final : public SchedulingPolicy {
         return {};
       }
     }
+    // Every active job's rate table first: the wide placer reads them instead of asking the model
+    // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
+    for (JobIndex j : active) fill_rates(ctx, j, largest);
     RoundPlan plan = plan_round(ctx, active, spanning);
     if (!gives_all(plan, critical) && (tail_ != Tail::Guard || feeds_others(plan, critical))) {
       plan = plan_round(ctx, active, critical);
@@ -163,26 +171,69 @@ class HeetPolicy final : public SchedulingPolicy {
     return out;
   }
 
-  // The tail rule's view of the active jobs: requested count and remaining seconds there on the
-  // fastest type (a host's table for a count that fits a host, the spanning rate beyond). Returns
-  // the eligible ones; `work_gpu_s` = W over all of them, summed in `active` order.
+  // The rate of job j on its request `want` on its fastest type (a host's table for a count that
+  // fits a host, the spanning rate beyond): the model's, fixed per job, so kept (request_rate_).
+  double request_rate(const PolicyView& ctx, JobIndex j, int want, int largest) {
+    if (request_rate_.size() <= static_cast<std::size_t>(j)) request_rate_.resize(static_cast<std::size_t>(j) + 1, -1.0);
+    double& rate = request_rate_[static_cast<std::size_t>(j)];
+    if (rate >= 0.0) return rate;
+    rate = 0.0;
+    if (want <= largest) {
+      fill_rates(ctx, j, largest);
+      for (const std::vector<double>& r : rates_[static_cast<std::size_t>(j)])
+        rate = std::max(rate, r[static_cast<std::size_t>(want)]);
+    } else {
+      for (double r : wide_.rates(ctx, j)) rate = std::max(rate, r);
+    }
+    return rate;
+  }
+
+  // tail=guard's eligible running jobs and W (issue 19: a round costs what changed): the waiting
+  // jobs are kept in guard_waiting_ from ctx.changed() (their starved ones are read from there,
+  // longest first); the running ones are read each round (their lag and remaining time move; they
+  // are at most one per GPU). W is the exact sum (HeetExactGpuSeconds), the same in any order.
+  std::vector<HeetTailJob> guard_jobs(const PolicyView& ctx, int largest, double& work_gpu_s) {
+    for (JobIndex j : ctx.changed()) {
+      // Re-added with fresh values when it waits (it may have run and stopped since).
+      guard_waiting_.remove(j);
+      if (ctx.job(j).status == JobStatus::Pending) add_waiting(ctx, j, largest);
+    }
+    if (guard_waiting_.size() != ctx.pending().size()) {  // a view without changes: rebuild
+      guard_waiting_.clear();
+      for (JobIndex j : ctx.pending()) add_waiting(ctx, j, largest);
+    }
+    std::vector<HeetTailJob> out;
+    HeetExactGpuSeconds work = guard_waiting_.work();
+    for (JobIndex j : ctx.running()) {
+      const int want = std::max(1, ctx.job(j).spec->requested_gpus);
+      const double rate = request_rate(ctx, j, want, largest);
+      const double remaining_s = rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity();
+      const HeetTailJob tj{j, want, remaining_s, true};
+      work.add(heet_tail_work_gpu_s(tj));
+      if (eligible(ctx, j, want, largest, rate, remaining_s)) out.push_back(tj);
+    }
+    work_gpu_s = work.gpu_s();
+    return out;
+  }
+
+  void add_waiting(const PolicyView& ctx, JobIndex j, int largest) {
+    const JobRuntime& rt = ctx.job(j);
+    const int want = std::max(1, rt.spec->requested_gpus);
+    const double rate = request_rate(ctx, j, want, largest);
+    const double remaining_s = rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity();
+    const double done_s = rate > 0.0 ? (rt.spec->work - ctx.remaining_work(j)) / rate : 0.0;
+    guard_waiting_.add({j, want, remaining_s, true}, done_s, rt.spec->submit, starve_factor_);
+  }
+
+  // The tail rule's view of the active jobs (tail=wide and tail=all): requested count and
+  // remaining seconds there on the fastest type. Returns the eligible ones; `work_gpu_s` = W over
+  // all of them, summed in `active` order.
   std::vector<HeetTailJob> tail_jobs(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest,
                                      double& work_gpu_s) {
     std::vector<HeetTailJob> out;
     for (JobIndex j : active) {
       const int want = std::max(1, ctx.job(j).spec->requested_gpus);
-      // The rate on the request is the model's, fixed per job: kept (request_rate_, -1 = not yet).
-      if (request_rate_.size() <= static_cast<std::size_t>(j)) request_rate_.resize(static_cast<std::size_t>(j) + 1, -1.0);
-      double& rate = request_rate_[static_cast<std::size_t>(j)];
-      if (rate < 0.0) {
-        rate = 0.0;
-        if (want <= largest) {
-          for (const std::vector<double>& r : rates_[static_cast<std::size_t>(j)])
-            rate = std::max(rate, r[static_cast<std::size_t>(want)]);
-        } else {
-          for (double r : wide_.rates(ctx, j)) rate = std::max(rate, r);
-        }
-      }
+      const double rate = request_rate(ctx, j, want, largest);
       const double remaining_s = rate > 0.0 ? ctx.remaining_work(j) / rate : std::numeric_limits<double>::infinity();
       const HeetTailJob tj{j, want, remaining_s, true};
       work_gpu_s += heet_tail_work_gpu_s(tj);
@@ -372,7 +423,8 @@ class HeetPolicy final : public SchedulingPolicy {
   std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
   std::vector<JobIndex> active_;      // running and waiting jobs, ascending (active_jobs)
   std::vector<HeetTailClaim> reserved_;  // protected wide jobs placed first by the last pass
-  std::vector<double> request_rate_;     // [job] rate on its request, fastest type (tail_jobs); -1 = not yet
+  std::vector<double> request_rate_;     // [job] rate on its request, fastest type (request_rate); -1 = not yet
+  HeetGuardWaiting guard_waiting_;       // tail=guard: the waiting jobs by starvation instant (guard_jobs)
 };
 
 }  // namespace

@@ -7,8 +7,12 @@
 // (Graham, "Bounds on multiprocessing timing anomalies", SIAM J. Appl. Math. 1969: start the
 // longest jobs first): a job whose remaining time on its requested GPUs outlasts the rest of the
 // active work spread over the rest of the cluster decides the makespan unless it runs now.
+#include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
+#include "hetsim/engine/sim_time.hpp"
 #include "hetsim/policy/policy.hpp"
 
 namespace hetsim {
@@ -38,10 +42,24 @@ struct HeetTailClaim {
 /// Jobs with an infinite or NaN remaining time (no type can run them) are left out of W.
 std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> jobs, int total_gpus);
 
+/// Longest remaining time first, ties by lower job index: the order of heet_tail_critical's walk.
+struct HeetLonger {
+  bool operator()(const HeetTailJob& a, const HeetTailJob& b) const {
+    return a.remaining_s != b.remaining_s ? a.remaining_s > b.remaining_s : a.job < b.job;
+  }
+};
+using HeetLongestFirst = std::set<HeetTailJob, HeetLonger>;
+
 /// The same walk given W (`work_gpu_s`, the sum of heet_tail_work_gpu_s over every active job in
 /// order) and only the eligible jobs: heet builds just those each round (tail=guard reads a few
 /// of thousands), with W summed in the same order, so the answer is bit for bit the one above.
 std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> eligible_jobs, double work_gpu_s, int total_gpus);
+
+/// The same walk over `eligible_jobs` and `sorted` (more eligible jobs, already longest first)
+/// together, reading `sorted` only as far as the walk goes: tail=guard keeps the starved waiting
+/// jobs so (HeetGuardWaiting), as in a backlog most of them are starved and few are critical.
+std::vector<HeetTailClaim> heet_tail_critical(std::vector<HeetTailJob> eligible_jobs, const HeetLongestFirst& sorted,
+                                              double work_gpu_s, int total_gpus);
 
 /// A job's remaining GPU-seconds at its count as W counts them (0 for an infinite or NaN time).
 double heet_tail_work_gpu_s(const HeetTailJob& j);
@@ -60,5 +78,66 @@ double heet_tail_work_gpu_s(const HeetTailJob& j);
 /// Neither fires on the Heet prototype's trace (its goldens are unchanged, tests/test_heet.cpp).
 bool heet_tail_guard_eligible(bool holds_request, double lag_s, double remaining_s, double round_s,
                               double starve_factor);
+
+}  // namespace hetsim
+
+namespace hetsim {
+
+/// W summed exactly (issue 19, tail=guard's incremental bookkeeping): each job's part is rounded
+/// once to an integer count of nano-GPU-seconds and the parts are added as integers, so the sum
+/// does not depend on the order jobs are added or removed in (a double sum does in its last bits),
+/// and the waiting jobs' parts can be kept as one running total across rounds.
+class HeetExactGpuSeconds {
+ public:
+  void add(double gpu_s) { nano_ += to_nano(gpu_s); }
+  void sub(double gpu_s) { nano_ -= to_nano(gpu_s); }
+  void add(const HeetExactGpuSeconds& o) { nano_ += o.nano_; }
+  double gpu_s() const { return static_cast<double>(nano_) / 1e9; }
+
+ private:
+  __extension__ typedef __int128 Nano;  // 1e12 s x 1e6 GPUs x 1e9 is far below 2^127
+  static Nano to_nano(double gpu_s);
+  Nano nano_ = 0;
+};
+
+/// tail=guard's view of the waiting jobs, kept across rounds from the jobs reported changed
+/// (issue 19: a round costs what changed, not the backlog). While a job waits its remaining work
+/// is fixed, so its part of W is fixed and its lag grows with the clock alone: it becomes starved
+/// at a fixed instant (submit + work done / rate + tail_starve x remaining, all on its request)
+/// and stays starved until it starts. Jobs are queued by that instant and only those whose
+/// instant has come are read; the test itself is heet_tail_guard_eligible's, on the same values.
+class HeetGuardWaiting {
+ public:
+  /// Job `tj` starts waiting (submitted at `submit`, `done_s` of work done on its request).
+  void add(const HeetTailJob& tj, double done_s, SimTime submit, double starve_factor);
+  /// Job j no longer waits (or is re-added with new values); no-op when it is not kept.
+  void remove(JobIndex j);
+  std::size_t size() const { return count_; }
+  void clear();
+  /// The waiting jobs' part of W.
+  const HeetExactGpuSeconds& work() const { return work_; }
+  /// The waiting jobs starved at `now`, longest first.
+  const HeetLongestFirst& starved(SimTime now);
+
+ private:
+  struct Entry {
+    HeetTailJob tj;
+    double done_s = 0.0;
+    double need_s = 0.0;  // starve_factor x remaining_s, as heet_tail_guard_eligible computes it
+    SimTime submit;
+    std::int64_t queued_us = -1;  // key in queue_; -1 = not queued
+    bool kept = false;            // waiting and counted
+    bool starved = false;         // in starved_
+  };
+  bool is_starved(const Entry& e, SimTime now) const;
+
+  std::vector<Entry> entries_;                            // by job index
+  std::set<std::pair<std::int64_t, JobIndex>> queue_;     // (an instant at or before starvation, job)
+  std::set<JobIndex> near_;                               // instant passed, not yet starved by the exact test
+  HeetLongestFirst starved_;
+  HeetExactGpuSeconds work_;
+  std::size_t count_ = 0;
+  double starve_factor_ = 1.0;  // tail_starve, the same for every job of a run
+};
 
 }  // namespace hetsim
