@@ -12,11 +12,12 @@
 namespace hetsim {
 namespace {
 
-// Line (1-based) of the `index`-th (0-based) object key in `text`, in document order: the parser
-// callback reports keys in that order but not where they are, so the text is scanned for string
-// literals followed by a colon. 0 when not found.
-std::size_t key_line(std::string_view text, std::size_t index) {
-  std::size_t line = 1, keys = 0;
+// Calls on_key(line) for each object key of `text` in document order (the line, 1-based, of its
+// opening quote) until on_key returns false. Keys are string literals followed by a colon: exact
+// for JSON text that parses.
+template <class OnKey>
+void scan_keys(std::string_view text, OnKey on_key) {
+  std::size_t line = 1;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') ++line;
     if (text[i] != '"') continue;
@@ -27,23 +28,25 @@ std::size_t key_line(std::string_view text, std::size_t index) {
     }
     std::size_t j = i + 1;
     while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) ++j;
-    if (j < text.size() && text[j] == ':' && keys++ == index) return start_line;
+    if (j < text.size() && text[j] == ':' && !on_key(start_line)) return;
   }
-  return 0;
 }
 
-// Object keys in `text` (strings followed by a colon; exact for JSON text that parses).
+// Line of the `index`-th (0-based) object key, 0 when there is none: the parser callback reports
+// keys in document order but not where they are.
+std::size_t key_line(std::string_view text, std::size_t index) {
+  std::size_t keys = 0, found = 0;
+  scan_keys(text, [&](std::size_t line) {
+    if (keys++ != index) return true;
+    found = line;
+    return false;
+  });
+  return found;
+}
+
 std::size_t count_keys(std::string_view text) {
   std::size_t keys = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '"') continue;
-    for (++i; i < text.size() && text[i] != '"'; ++i)
-      if (text[i] == '\\') ++i;
-    std::size_t j = i + 1;
-    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) ++j;
-    if (j < text.size() && text[j] == ':') ++keys;
-    i = j - 1;
-  }
+  scan_keys(text, [&](std::size_t) { return ++keys > 0; });
   return keys;
 }
 
