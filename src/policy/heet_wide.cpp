@@ -124,7 +124,6 @@ void HeetWidePlacer::admit_by_weight(const PolicyView& ctx, std::size_t active, 
                                      const TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
                                      const std::vector<JobIndex>& narrow, bool& steady) {
   if (wide.empty()) return;
-  const Cluster& cluster = ctx.cluster();
   const int s = heet_slot_size(capacity, active, largest);
   std::vector<HeetWideClaim>& claims = claims_;
   claims.clear();

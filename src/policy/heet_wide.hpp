@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,8 @@ struct HeetWideClaim {
 /// Places the wide jobs among `active` (requested GPUs > the largest host) on whole hosts first,
 /// in order of heet's weight remaining x T(w)^2 / T(1) on their best type (ties: job index); a
 /// running wide job keeps its GPUs while none of them went to an earlier job. Marks their GPUs in
-/// `taken` (indexed by GpuId) and returns the other active jobs in `narrow`, in `active` order.
+/// `taken` (indexed by GpuId) and returns the other active jobs in `narrow`, in `active` order
+/// (after an indexed() pass `narrow` stays empty: ask cheapest_narrow or narrow_jobs instead).
 /// `table(j)` is job j's rate table (kept by the policy, so the model is not asked every round).
 class HeetWidePlacer {
  public:
@@ -102,7 +104,7 @@ class HeetWidePlacer {
   };
   struct Level {
     int slot = 0;
-    std::vector<Entry> sorted;   // ascending (key, job)
+    std::set<Entry> sorted;      // ascending (key, job); a tree: no shifting on arrivals and starts
     std::vector<double> key_of;  // [job]: its entry's key while it waits
   };
   Memo& memo(JobIndex j);
@@ -110,9 +112,9 @@ class HeetWidePlacer {
   // that choice against one host's worth of GPUs is within rounding.
   double wide_weight(const PolicyView& ctx, JobIndex j, const HeetRateTable& own, double remaining, bool& near_tie);
   // Job j's memo with its wide classification brought to `remaining`; whether it is planned wide.
-  bool classify(const PolicyView& ctx, JobIndex j, const HeetRateTable& own, double remaining, int largest);
+  bool classify(const PolicyView& ctx, JobIndex j, const TableOf& table, double remaining, int largest);
   // A narrow job's claim (best weight over types at slot size s), kept in its memo.
-  double claim_at(const PolicyView& ctx, JobIndex j, const HeetRateTable& own, double remaining, int s);
+  double claim_at(const PolicyView& ctx, JobIndex j, const TableOf& table, double remaining, int s);
   void admit_by_weight(const PolicyView& ctx, std::size_t active, int largest, int capacity, const TableOf& table,
                        std::vector<std::pair<double, JobIndex>>& wide, const std::vector<JobIndex>& narrow, bool& steady);
   // place() from the ordered waiting claims (heet_wide_index.cpp): the running jobs are walked,

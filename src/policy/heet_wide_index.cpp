@@ -30,10 +30,10 @@ HeetWidePlacer::Level& HeetWidePlacer::level(const PolicyView& ctx, const TableO
   l.slot = s;
   l.key_of.assign(waiting_.size(), 0.0);
   for (JobIndex j : ctx.pending()) {
-    l.sorted.push_back(entry_of(ctx, j, table, s));
-    l.key_of[static_cast<std::size_t>(j)] = l.sorted.back().key;
+    const Entry e = entry_of(ctx, j, table, s);
+    l.sorted.insert(e);
+    l.key_of[static_cast<std::size_t>(j)] = e.key;
   }
-  std::sort(l.sorted.begin(), l.sorted.end());
   levels_.push_back(std::move(l));
   return levels_.back();
 }
@@ -50,7 +50,7 @@ void HeetWidePlacer::add_waiting(const PolicyView& ctx, const TableOf& table, Jo
   ++waiting_count_;
   for (Level& l : levels_) {
     const Entry e = entry_of(ctx, j, table, l.slot);
-    l.sorted.insert(std::upper_bound(l.sorted.begin(), l.sorted.end(), e), e);
+    l.sorted.insert(e);
     if (l.key_of.size() <= k) l.key_of.resize(k + 1, 0.0);
     l.key_of[k] = e.key;
   }
@@ -71,8 +71,8 @@ void HeetWidePlacer::remove_waiting(JobIndex j) {
   waiting_wide_[k] = waiting_tie_[k] = 0;
   for (Level& l : levels_) {
     const Entry probe{l.key_of[k], j, 0, false};
-    const auto it = std::lower_bound(l.sorted.begin(), l.sorted.end(), probe);
-    if (it == l.sorted.end() || it->job != j) {
+    const auto it = l.sorted.find(probe);
+    if (it == l.sorted.end()) {
       synced_ = false;  // cannot happen; if it did, sync rebuilds every list this pass
       return;
     }
@@ -140,16 +140,17 @@ std::vector<std::pair<double, JobIndex>> HeetWidePlacer::admit_indexed(const Pol
   const std::size_t read = std::min(active.size(), static_cast<std::size_t>(capacity) + wide_count);
   std::vector<std::pair<double, JobIndex>> admitted;
   std::vector<long> waiting_before;  // waiting narrow GPUs before each admitted job
-  std::size_t a = 0, b = 0;
+  auto a = l.sorted.begin();
+  std::size_t b = 0;
   int used = 0;
   long waiting = 0;
   for (std::size_t k = 0; k < read && used < capacity; ++k) {
     HeetWideClaim c;
     const bool from_list = b == fresh.size() ||
-                           (a < l.sorted.size() && (l.sorted[a].key < fresh[b].weight ||
-                                                    (!(fresh[b].weight < l.sorted[a].key) && l.sorted[a].job < fresh[b].job)));
+                           (a != l.sorted.end() && (a->key < fresh[b].weight ||
+                                                    (!(fresh[b].weight < a->key) && a->job < fresh[b].job)));
     if (from_list) {
-      const Entry& e = l.sorted[a++];
+      const Entry& e = *a++;
       c = {e.key, e.job, e.wide ? e.requested : s, e.wide, false};
     } else {
       c = fresh[b++];
@@ -173,16 +174,17 @@ std::vector<JobIndex> HeetWidePlacer::cheapest_narrow(const PolicyView& ctx, con
   for (const auto& [j, remaining] : running_narrow_) fresh.push_back({claim_at(ctx, j, table, remaining, s), j});
   std::sort(fresh.begin(), fresh.end());
   std::vector<JobIndex> out;
-  std::size_t a = 0, b = 0;
+  auto a = l.sorted.begin();
+  std::size_t b = 0;
   while (out.size() < count) {
-    while (a < l.sorted.size() && l.sorted[a].wide) ++a;  // wide jobs are not the plan's
-    const bool list_left = a < l.sorted.size(), fresh_left = b < fresh.size();
+    while (a != l.sorted.end() && a->wide) ++a;  // wide jobs are not the plan's
+    const bool list_left = a != l.sorted.end(), fresh_left = b < fresh.size();
     if (!list_left && !fresh_left) break;
-    const bool from_list = !fresh_left || (list_left && (l.sorted[a].key < fresh[b].first ||
-                                                         (!(fresh[b].first < l.sorted[a].key) && l.sorted[a].job < fresh[b].second)));
-    const double key = from_list ? l.sorted[a].key : fresh[b].first;
+    const bool from_list = !fresh_left || (list_left && (a->key < fresh[b].first ||
+                                                         (!(fresh[b].first < a->key) && a->job < fresh[b].second)));
+    const double key = from_list ? a->key : fresh[b].first;
     if (!std::isfinite(key)) break;  // ascending: every later one is infinite too
-    out.push_back(from_list ? l.sorted[a++].job : fresh[b++].second);
+    out.push_back(from_list ? (a++)->job : fresh[b++].second);
   }
   std::sort(out.begin(), out.end());
   return out;
