@@ -321,3 +321,68 @@ TEST_CASE("heet's round skipping gives the same runs: generated jobs with wide o
   CHECK_THROWS_WITH(make_default_registry().make("heet", {{"round_skip", "yes"}}, 0),
                     Catch::Contains("round_skip") && Catch::Contains("true or false"));
 }
+
+// heet.cpp hands heet_plan only the cheapest jobs on one-type clusters with 1-GPU slots (its
+// waiting jobs kept in weight order, heet_wide_index.cpp): the plan and `steady` must be the full
+// call's. Weights memoised across calls (HeetWeightMemo) must be the ones computed afresh.
+TEST_CASE("heet_plan on the cheapest jobs with the job count equals the full plan (one type, 1-GPU slots)") {
+  std::mt19937_64 rng(11);
+  int subset_smaller = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<HeetHost> hosts(1 + rng() % 6);
+    int total = 0, largest = 0;
+    for (HeetHost& h : hosts) {
+      h = {0, static_cast<int>(rng() % 5)};
+      total += h.gpus;
+      largest = std::max(largest, h.gpus);
+    }
+    const std::size_t n = static_cast<std::size_t>(total) * 2 + 1 + rng() % 10;  // > 1.5 jobs per GPU
+    REQUIRE(heet_slot_size(total, n, largest) == 1);
+    std::vector<HeetJob> jobs;
+    std::vector<HeetWeightMemo> memo(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double x1 = rng() % 6 == 0 ? 0.0 : 0.5 + static_cast<double>(rng() % 4);  // 0: infinite weight
+      const double remaining = static_cast<double>(rng() % 7) * 10.0;  // ties in weight
+      jobs.push_back({static_cast<JobIndex>(j), remaining, {{0, x1, 1.6 * x1, 2.1 * x1, 2.5 * x1}},
+                      rng() % 3 == 0 ? static_cast<int>(rng() % hosts.size()) : -1});
+    }
+    bool full_steady = false, sub_steady = false;
+    const auto full = heet_plan(hosts, jobs, nullptr, &full_steady);
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t j = 0; j < n; ++j)
+      if (const double w = heet_weight(jobs[j].remaining_work, jobs[j].rate[0][1], jobs[j].rate[0][1]); std::isfinite(w))
+        order.push_back({w, j});
+    std::sort(order.begin(), order.end());
+    order.resize(std::min(order.size(), static_cast<std::size_t>(total)));
+    std::vector<std::size_t> keep;
+    for (const auto& o : order) keep.push_back(o.second);
+    std::sort(keep.begin(), keep.end());
+    std::vector<HeetJob> sub;
+    for (std::size_t j : keep) sub.push_back(jobs[j]);
+    for (std::size_t k = 0; k < sub.size(); ++k) sub[k].memo = &memo[keep[k]];
+    const auto part = heet_plan(hosts, sub, nullptr, &sub_steady, n);
+    const auto again = heet_plan(hosts, sub, nullptr, nullptr, n);  // from the memo this time
+    REQUIRE(part.size() == full.size());
+    REQUIRE(again.size() == full.size());
+    for (std::size_t k = 0; k < full.size(); ++k) {
+      CHECK(part[k].job == full[k].job);
+      CHECK(part[k].host == full[k].host);
+      CHECK(part[k].gpus == full[k].gpus);
+      CHECK(again[k].job == full[k].job);
+      CHECK(again[k].host == full[k].host);
+    }
+    CHECK(sub_steady == full_steady);
+    for (std::size_t k = 0; k < sub.size(); ++k)
+      CHECK(memo[keep[k]].weight.at(0) == heet_weight(sub[k].remaining_work, sub[k].rate[0][1], sub[k].rate[0][1]));
+    subset_smaller += sub.size() < n ? 1 : 0;
+  }
+  CHECK(subset_smaller == 200);
+  // A memo kept from another remaining work is refreshed, not reused.
+  HeetWeightMemo m;
+  std::vector<HeetJob> one{{0, 10.0, {{0, 2.0}}, -1, &m}};
+  heet_plan({{0, 1}}, one);
+  CHECK(m.weight.at(0) == Approx(5.0));  // 10 x (1/2)^2 / (1/2)
+  one[0].remaining_work = 30.0;
+  heet_plan({{0, 1}}, one);
+  CHECK(m.weight.at(0) == Approx(15.0));
+}

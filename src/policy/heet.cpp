@@ -83,6 +83,7 @@ class HeetPolicy final : public SchedulingPolicy {
     // Every active job's rate table first: the wide placer reads them instead of asking the model
     // again each round (the same values: heet_job asks ctx.rate_on_type for each type and count).
     for (JobIndex j : active) fill_rates(ctx, j, largest);
+    wide_.sync(ctx, table_of());
     RoundPlan plan = plan_round(ctx, active, spanning);
     if (!gives_all(plan, critical) && (tail_ != Tail::Guard || feeds_others(plan, critical))) {
       plan = plan_round(ctx, active, critical);
@@ -143,22 +144,35 @@ class HeetPolicy final : public SchedulingPolicy {
       std::sort(placed.begin(), placed.end());
       std::erase_if(rest, [&](JobIndex j) { return std::binary_search(placed.begin(), placed.end(), j); });
     }
-    const auto table = [this](JobIndex j) -> const HeetRateTable& { return rates_[static_cast<std::size_t>(j)]; };
+    const HeetWidePlacer::TableOf table = table_of();
     // Wide jobs next: they take whole hosts, the rest of the cluster is planned as the prototype does.
     std::vector<JobIndex> narrow;
     bool wide_steady = false;
     const std::vector<WidePlacement> wide = wide_.place(ctx, rest, table, taken, narrow, &wide_steady);
     std::vector<HeetHost> hosts;
+    int free_total = 0, free_largest = 0;
     for (const Node& n : cluster.nodes()) {
       int free = 0;
       for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free += taken[static_cast<std::size_t>(g)] ? 0 : 1;
       hosts.push_back({n.gpu_type, free});
+      free_total += free;
+      free_largest = std::max(free_largest, free);
+    }
+    // Indexed (one GPU type, heet_wide_index.cpp): with 1-GPU slots heet_plan takes the cheapest
+    // jobs by weight, one per free GPU, and trades nothing, so only those are handed to it (with
+    // the narrow count for its slot size); with larger slots every narrow job is.
+    std::size_t job_count = 0;
+    if (wide_.indexed()) {
+      job_count = wide_.narrow_count();
+      const bool one_gpu_slots = job_count > 0 && heet_slot_size(free_total, job_count, free_largest) == 1;
+      narrow = one_gpu_slots ? wide_.cheapest_narrow(ctx, table, 1, static_cast<std::size_t>(free_total)) : wide_.narrow_jobs(rest);
+      if (!one_gpu_slots) job_count = 0;
     }
     std::vector<HeetJob> jobs;
     jobs.reserve(narrow.size());
     for (JobIndex j : narrow) jobs.push_back(heet_job(ctx, j));
     bool plan_steady = false;
-    const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs, nullptr, &plan_steady);
+    const std::vector<HeetAssignment> plan = heet_plan(hosts, jobs, nullptr, &plan_steady, job_count);
     for (HeetJob& hj : jobs) rates_[static_cast<std::size_t>(hj.job)] = std::move(hj.rate);  // kept for next round
     const std::vector<std::vector<GpuId>> gpus = exact_gpus(ctx, plan, taken);
     for (const WidePlacement& w : wide)
@@ -169,6 +183,11 @@ class HeetPolicy final : public SchedulingPolicy {
     }
     out.steady = plan_steady && wide_steady && kept;
     return out;
+  }
+
+  // Job j's rate table as the wide placer reads it (kept in rates_ between rounds).
+  HeetWidePlacer::TableOf table_of() {
+    return [this](JobIndex j) -> const HeetRateTable& { return rates_[static_cast<std::size_t>(j)]; };
   }
 
   // The rate of job j on its request `want` on its fastest type (a host's table for a count that
@@ -357,7 +376,10 @@ class HeetPolicy final : public SchedulingPolicy {
   // lent to the planner each round.
   void fill_rates(const PolicyView& ctx, JobIndex j, int largest) {
     const Cluster& cluster = ctx.cluster();
-    if (rates_.size() <= static_cast<std::size_t>(j)) rates_.resize(static_cast<std::size_t>(j) + 1);
+    if (rates_.size() <= static_cast<std::size_t>(j)) {
+      rates_.resize(static_cast<std::size_t>(j) + 1);
+      plan_memo_.resize(rates_.size());
+    }
     HeetRateTable& rate = rates_[static_cast<std::size_t>(j)];
     if (!rate.empty()) return;
     const JobSpec& spec = *ctx.job(j).spec;
@@ -375,6 +397,7 @@ class HeetPolicy final : public SchedulingPolicy {
     hj.remaining_work = ctx.remaining_work(j);
     if (rt.status == JobStatus::Running && !rt.gpus.empty()) hj.current_host = ctx.cluster().node_of(rt.gpus.front());
     hj.rate = std::move(rates_[static_cast<std::size_t>(j)]);
+    hj.memo = &plan_memo_[static_cast<std::size_t>(j)];
     return hj;
   }
 
@@ -421,6 +444,7 @@ class HeetPolicy final : public SchedulingPolicy {
   std::size_t steady_allocations_ = 0;   // jobs that pass allocated: all run iff nothing was refused
   HeetWidePlacer wide_;
   std::vector<HeetRateTable> rates_;  // [job][type][n], empty = not computed or lent
+  std::vector<HeetWeightMemo> plan_memo_;  // [job]: heet_plan's weights, kept while they hold
   std::vector<JobIndex> active_;      // running and waiting jobs, ascending (active_jobs)
   std::vector<HeetTailClaim> reserved_;  // protected wide jobs placed first by the last pass
   std::vector<double> request_rate_;     // [job] rate on its request, fastest type (request_rate); -1 = not yet

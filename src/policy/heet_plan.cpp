@@ -5,6 +5,7 @@
 #include "hetsim/policy/heet_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -20,6 +21,21 @@ double rate_at(const std::vector<double>& r, int n) {
 double weight_on(const HeetJob& job, std::size_t type, int s) {
   if (type >= job.rate.size()) return kInf;
   return heet_weight(job.remaining_work, rate_at(job.rate[type], 1), rate_at(job.rate[type], s));
+}
+
+// weight_on, from the job's memo when it was computed for this remaining work and slot size (the
+// same value: the same function of the same inputs); on a miss every type's weight is refilled.
+double job_weight(const HeetJob& job, std::size_t type, int s, std::size_t types) {
+  if (job.memo == nullptr) return weight_on(job, type, s);
+  HeetWeightMemo& m = *job.memo;
+  const auto bits = std::bit_cast<std::uint64_t>(job.remaining_work);
+  if (m.remaining_bits != bits || m.slot != s || m.weight.size() != types) {
+    m.weight.resize(types);
+    for (std::size_t t = 0; t < types; ++t) m.weight[t] = weight_on(job, t, s);
+    m.remaining_bits = bits;
+    m.slot = s;
+  }
+  return type < types ? m.weight[type] : kInf;
 }
 
 // The matching step (heet_match_types' answer). One type: the cheapest jobs with a finite weight,
@@ -42,7 +58,7 @@ std::vector<GpuTypeId> match_slot_types(const std::vector<HeetHost>& hosts, cons
     std::vector<std::pair<double, std::size_t>> order;
     order.reserve(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j)
-      if (const double w = weight_on(jobs[j], t, s); std::isfinite(w)) order.push_back({w, j});
+      if (const double w = job_weight(jobs[j], t, s, types); std::isfinite(w)) order.push_back({w, j});
     const std::size_t take = std::min(order.size(), slot_type.size());
     if (take > 0 && take < order.size())
       std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take) - 1, order.end());
@@ -52,7 +68,7 @@ std::vector<GpuTypeId> match_slot_types(const std::vector<HeetHost>& hosts, cons
   }
   std::vector<double> cost(jobs.size() * types, kInf);  // flat: one allocation per round
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t t = 0; t < types; ++t) cost[j * types + t] = weight_on(jobs[j], t, s);
+    for (std::size_t t = 0; t < types; ++t) cost[j * types + t] = job_weight(jobs[j], t, s, types);
   std::vector<GpuTypeId> start(jobs.size(), -1);
   for (std::size_t j = 0; j < jobs.size(); ++j)
     if (jobs[j].current_host >= 0 && static_cast<std::size_t>(jobs[j].current_host) < hosts.size())
@@ -127,15 +143,16 @@ std::vector<GpuTypeId> heet_match_types(const std::vector<std::vector<double>>& 
 }
 
 std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
-                                      std::vector<HeetTrade>* trades, bool* steady) {
+                                      std::vector<HeetTrade>* trades, bool* steady, std::size_t job_count) {
   if (steady) *steady = false;
-  if (jobs.empty() || hosts.empty()) return {};
+  if (job_count == 0) job_count = jobs.size();
+  if (job_count == 0 || hosts.empty()) return {};
   int total = 0, largest = 0;
   for (const HeetHost& h : hosts) {
     total += h.gpus;
     largest = std::max(largest, h.gpus);
   }
-  const int s = heet_slot_size(total, jobs.size(), largest);
+  const int s = heet_slot_size(total, job_count, largest);
 
   // Slots: floor(gpus / s) per host, host by host (the prototype: gpu_nums[type] // slot_size).
   // A slot's weight depends on its host's type only, so the matching works on a job x type table

@@ -5,6 +5,7 @@
 #include "heet_wide.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -90,19 +91,19 @@ double heet_spanning_rate(const PolicyView& ctx, const JobSpec& job, GpuTypeId t
 // other running claims plus the waiting narrow claims now before it (a set that can only shrink)
 // leave room for it, so whatever order the running claims take it is admitted; a waiting wide job
 // then sees only more GPUs used before it and stays out (by induction over the claims in order).
-static bool admission_steady(const PolicyView& ctx, const std::vector<std::pair<std::pair<double, JobIndex>, int>>& claims,
-                             const std::vector<std::pair<double, JobIndex>>& candidates,
+static bool admission_steady(const PolicyView& ctx, const std::vector<HeetWideClaim>& claims,
                              const std::vector<std::pair<double, JobIndex>>& admitted, int total) {
   // One pass: each waiting narrow claim counts against the first admitted job after it (admitted
   // is sorted), so a prefix sum gives every admitted job the waiting GPUs before it.
   long running_gpus = 0;
   std::vector<long> waiting_before(admitted.size() + 1, 0);
-  for (const auto& [key, gpus] : claims) {
-    if (ctx.job(key.second).status == JobStatus::Running) {
-      running_gpus += gpus;
-    } else if (!std::binary_search(candidates.begin(), candidates.end(), key)) {
+  for (const HeetWideClaim& c : claims) {
+    if (c.running) {
+      running_gpus += c.gpus;
+    } else if (!c.wide) {
+      const std::pair<double, JobIndex> key{c.weight, c.job};
       const auto at = std::upper_bound(admitted.begin(), admitted.end(), key) - admitted.begin();
-      waiting_before[static_cast<std::size_t>(at)] += gpus;
+      waiting_before[static_cast<std::size_t>(at)] += c.gpus;
     }
   }
   long waiting = 0;
@@ -114,44 +115,42 @@ static bool admission_steady(const PolicyView& ctx, const std::vector<std::pair<
   return true;
 }
 
-static void admit_by_weight(const PolicyView& ctx, const std::vector<JobIndex>& active, int largest, int capacity,
-                            const HeetWidePlacer::TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
-                            const std::vector<JobIndex>& narrow, bool& steady) {
+HeetWidePlacer::Memo& HeetWidePlacer::memo(JobIndex j) {
+  if (memo_.size() <= static_cast<std::size_t>(j)) memo_.resize(static_cast<std::size_t>(j) + 1);
+  return memo_[static_cast<std::size_t>(j)];
+}
+
+void HeetWidePlacer::admit_by_weight(const PolicyView& ctx, std::size_t active, int largest, int capacity,
+                                     const TableOf& table, std::vector<std::pair<double, JobIndex>>& wide,
+                                     const std::vector<JobIndex>& narrow, bool& steady) {
   if (wide.empty()) return;
-  const Cluster& cluster = ctx.cluster();
-  const int s = heet_slot_size(capacity, active.size(), largest);
-  std::vector<std::pair<std::pair<double, JobIndex>, int>> claims;  // ((weight, job), GPUs)
-  for (const auto& w : wide) claims.push_back({w, ctx.job(w.second).spec->requested_gpus});
-  for (JobIndex j : narrow) {
-    const JobSpec& spec = *ctx.job(j).spec;
-    const HeetRateTable& r = table(j);
-    const double remaining = ctx.remaining_work(j);
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
-      const auto type = static_cast<GpuTypeId>(t);
-      const int n = std::min(s, cluster.max_gpus_per_node(type));
-      best = std::min(best, heet_weight(remaining, in_host_rate(ctx, r, spec, type, 1), in_host_rate(ctx, r, spec, type, n)));
-    }
-    claims.push_back({{best, j}, s});
+  const int s = heet_slot_size(capacity, active, largest);
+  std::vector<HeetWideClaim>& claims = claims_;
+  claims.clear();
+  for (const auto& [weight, j] : wide) {
+    const JobRuntime& rt = ctx.job(j);
+    claims.push_back({weight, j, rt.spec->requested_gpus, true, rt.status == JobStatus::Running});
+  }
+  for (std::size_t k = 0; k < narrow.size(); ++k) {
+    const JobIndex j = narrow[k];
+    claims.push_back({claim_at(ctx, narrow[k], table, narrow_remaining_[k], s), j, s, false, narrow_running_[k] != 0});
   }
   // Each claim taken below either adds GPUs or is a wide job that does not fit, so at most
   // total GPUs + wide jobs claims are read before the cluster is full: only those need sorting
-  // (keys are distinct by job, so the order of what is read is the full sort's).
-  std::vector<std::pair<std::pair<double, JobIndex>, int>> all_claims;
-  if (steady) all_claims = claims;  // the check below reads every claim; the sort keeps only a prefix
+  // (keys are distinct by job, so the order of what is read is the full sort's). The rest stays
+  // in `claims` (permuted) for the steadiness check, which reads every claim.
   const std::size_t read = std::min(claims.size(), static_cast<std::size_t>(capacity) + wide.size());
   std::nth_element(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read) - 1, claims.end());
   std::sort(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(read));
-  claims.resize(read);
   std::vector<std::pair<double, JobIndex>> admitted;
   int used = 0;
-  for (const auto& [key, gpus] : claims) {
+  for (std::size_t k = 0; k < read; ++k) {
+    const HeetWideClaim& c = claims[k];
     if (used >= capacity) break;
-    const bool is_wide = std::binary_search(wide.begin(), wide.end(), key);
-    if (is_wide && used + gpus <= capacity) admitted.push_back(key);
-    if (!is_wide || used + gpus <= capacity) used += gpus;
+    if (c.wide && used + c.gpus <= capacity) admitted.push_back({c.weight, c.job});
+    if (!c.wide || used + c.gpus <= capacity) used += c.gpus;
   }
-  if (steady) steady = admission_steady(ctx, all_claims, wide, admitted, capacity);
+  if (steady) steady = admission_steady(ctx, claims, admitted, capacity);
   wide = std::move(admitted);
 }
 
@@ -166,6 +165,63 @@ const std::vector<double>& HeetWidePlacer::rates(const PolicyView& ctx, JobIndex
   return r;
 }
 
+double HeetWidePlacer::wide_weight(const PolicyView& ctx, JobIndex j, const HeetRateTable& own, double remaining,
+                                   bool& near_tie) {
+  const JobSpec& spec = *ctx.job(j).spec;
+  const Cluster& cluster = ctx.cluster();
+  const std::size_t ntypes = cluster.gpu_types().size();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::vector<double>& r = rates(ctx, j);
+  double best = kInf;
+  near_tie = false;
+  for (std::size_t t = 0; t < ntypes; ++t)
+    best = std::min(best, heet_weight(remaining, in_host_rate(ctx, own, spec, static_cast<GpuTypeId>(t), 1), r[t]));
+  // Spanning hosts must pay: when a host's worth of GPUs gives a weight at least as low (the
+  // model's cross-host rate is poor), the job stays elastic within a host like the others.
+  for (std::size_t t = 0; t < ntypes && best < kInf; ++t) {
+    const auto type = static_cast<GpuTypeId>(t);
+    const double in_host = heet_weight(remaining, in_host_rate(ctx, own, spec, type, 1),
+                                       in_host_rate(ctx, own, spec, type, cluster.max_gpus_per_node(type)));
+    // Progress scales both weights alike, so only rounding can flip this test, and only when
+    // the two are within a few ulps: such a job makes the round unsteady.
+    if (std::abs(in_host - best) <= 1e-9 * best) near_tie = true;
+    if (in_host <= best) best = kInf;
+  }
+  return best;
+}
+
+bool HeetWidePlacer::classify(const PolicyView& ctx, JobIndex j, const TableOf& table, double remaining, int largest) {
+  Memo& m = memo(j);
+  if (m.wide < 0) m.wide = ctx.job(j).spec->requested_gpus > largest ? 1 : 0;
+  if (m.wide == 0) return false;
+  if (const auto bits = std::bit_cast<std::uint64_t>(remaining); m.wide_bits != bits) {
+    m.wide_best = wide_weight(ctx, j, table(j), remaining, m.near_tie);
+    m.wide_bits = bits;
+  }
+  // A wide job no type can run at its count (only under a planning model that errs), or one that
+  // gains nothing from more hosts, is planned as a narrow one.
+  return m.wide_best != std::numeric_limits<double>::infinity();
+}
+
+double HeetWidePlacer::claim_at(const PolicyView& ctx, JobIndex j, const TableOf& table, double remaining, int s) {
+  Memo& m = memo(j);
+  const auto bits = std::bit_cast<std::uint64_t>(remaining);
+  if (m.claim_bits == bits && m.claim_slot == s) return m.claim;
+  const Cluster& cluster = ctx.cluster();
+  const JobSpec& spec = *ctx.job(j).spec;
+  const HeetRateTable& r = table(j);
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t t = 0; t < cluster.gpu_types().size(); ++t) {
+    const auto type = static_cast<GpuTypeId>(t);
+    const int n = std::min(s, cluster.max_gpus_per_node(type));
+    best = std::min(best, heet_weight(remaining, in_host_rate(ctx, r, spec, type, 1), in_host_rate(ctx, r, spec, type, n)));
+  }
+  m.claim = best;
+  m.claim_bits = bits;
+  m.claim_slot = s;
+  return best;
+}
+
 std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const std::vector<JobIndex>& active,
                                                  const TableOf& table, std::vector<char>& taken,
                                                  std::vector<JobIndex>& narrow, bool* steady) {
@@ -173,41 +229,6 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
   const Cluster& cluster = ctx.cluster();
   const int largest = largest_host(cluster);
   const std::size_t ntypes = cluster.gpu_types().size();
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<std::pair<double, JobIndex>> wide;  // (best weight, job)
-  std::vector<char> held(taken.size(), 0);
-  for (JobIndex j : active) {
-    const JobRuntime& rt = ctx.job(j);
-    double best = kInf;
-    if (rt.spec->requested_gpus > largest) {
-      const std::vector<double>& r = rates(ctx, j);
-      const HeetRateTable& own = table(j);
-      const double remaining = ctx.remaining_work(j);
-      for (std::size_t t = 0; t < ntypes; ++t)
-        best = std::min(best, heet_weight(remaining, in_host_rate(ctx, own, *rt.spec, static_cast<GpuTypeId>(t), 1), r[t]));
-      // Spanning hosts must pay: when a host's worth of GPUs gives a weight at least as low (the
-      // model's cross-host rate is poor), the job stays elastic within a host like the others.
-      for (std::size_t t = 0; t < ntypes && best < kInf; ++t) {
-        const auto type = static_cast<GpuTypeId>(t);
-        const double in_host = heet_weight(remaining, in_host_rate(ctx, own, *rt.spec, type, 1),
-                                           in_host_rate(ctx, own, *rt.spec, type, cluster.max_gpus_per_node(type)));
-        // Progress scales both weights alike, so only rounding can flip this test, and only when
-        // the two are within a few ulps: such a job makes the round unsteady.
-        if (std::abs(in_host - best) <= 1e-9 * best) stable = false;
-        if (in_host <= best) best = kInf;
-      }
-    }
-    // A wide job no type can run at its count (only under a planning model that errs), or one that
-    // gains nothing from more hosts, is planned as a narrow one.
-    if (best == kInf) {
-      narrow.push_back(j);
-      continue;
-    }
-    wide.push_back({best, j});
-    if (rt.status == JobStatus::Running)
-      for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
-  }
-  std::sort(wide.begin(), wide.end());
   // GPUs marked on entry are reserved (tail rule): the rest is what the claims share.
   std::vector<int> free_of_type(ntypes, 0);
   for (std::size_t t = 0; t < ntypes; ++t) free_of_type[t] = cluster.gpus_of_type(static_cast<GpuTypeId>(t));
@@ -217,7 +238,54 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
       --capacity;
       --free_of_type[static_cast<std::size_t>(cluster.type_of(static_cast<GpuId>(g)))];
     }
-  admit_by_weight(ctx, active, largest, capacity, table, wide, narrow, stable);
+  std::vector<char> held(taken.size(), 0);
+  // Indexed: every active job is here (no tail reservation took one out) and the ordered waiting
+  // claims match the waiting set (sync ran this pass).
+  indexed_pass_ = synced_ && narrow.empty() && waiting_count_ == ctx.pending().size() &&
+                  active.size() == ctx.running().size() + ctx.pending().size();
+  std::vector<std::pair<double, JobIndex>> wide;  // (best weight, job)
+  if (indexed_pass_) {
+    wide = admit_indexed(ctx, active, table, held, capacity, stable);
+  } else {
+    narrow_remaining_.clear();
+    narrow_running_.clear();
+    for (JobIndex j : narrow) {  // jobs the caller already put there (none from heet.cpp)
+      narrow_remaining_.push_back(ctx.remaining_work(j));
+      narrow_running_.push_back(ctx.job(j).status == JobStatus::Running ? 1 : 0);
+    }
+    for (JobIndex j : active) {
+      const JobRuntime& rt = ctx.job(j);
+      const double remaining = ctx.remaining_work(j);
+      const bool is_wide = classify(ctx, j, table, remaining, largest);
+      if (memo(j).near_tie) stable = false;
+      if (!is_wide) {
+        narrow.push_back(j);
+        narrow_remaining_.push_back(remaining);
+        narrow_running_.push_back(rt.status == JobStatus::Running ? 1 : 0);
+        continue;
+      }
+      wide.push_back({memo(j).wide_best, j});
+      if (rt.status == JobStatus::Running)
+        for (GpuId g : rt.gpus) held[static_cast<std::size_t>(g)] = 1;
+    }
+    std::sort(wide.begin(), wide.end());
+    admit_by_weight(ctx, active.size(), largest, capacity, table, wide, narrow, stable);
+  }
+  std::vector<WidePlacement> out = place_admitted(ctx, wide, table, taken, held, free_of_type, stable);
+  if (steady) *steady = stable && out.size() == wide.size();
+  return out;
+}
+
+// The admitted wide jobs' GPUs, by weight: a running one keeps its GPUs while none went to an
+// earlier job; the others go to the type with room where their weight is lowest.
+std::vector<WidePlacement> HeetWidePlacer::place_admitted(const PolicyView& ctx,
+                                                          const std::vector<std::pair<double, JobIndex>>& wide,
+                                                          const TableOf& table, std::vector<char>& taken,
+                                                          const std::vector<char>& held, std::vector<int>& free_of_type,
+                                                          bool& stable) {
+  const Cluster& cluster = ctx.cluster();
+  const std::size_t ntypes = cluster.gpu_types().size();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   std::vector<WidePlacement> out;
   for (const auto& [weight, j] : wide) {
     const JobRuntime& rt = ctx.job(j);
@@ -240,7 +308,6 @@ std::vector<WidePlacement> HeetWidePlacer::place(const PolicyView& ctx, const st
     stable = stable && keep;  // a moved or started wide job: the next pass is a full one anyway
     out.push_back(std::move(p));
   }
-  if (steady) *steady = stable && out.size() == wide.size();
   return out;
 }
 

@@ -5,6 +5,7 @@
 /// of Mo, Xu, Xu, "Heet: Accelerating Elastic Training in Heterogeneous Deep Learning Clusters",
 /// ASPLOS'24; per-host slots and trades are our extension to several hosts per GPU type.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "hetsim/cluster/cluster.hpp"
@@ -18,6 +19,15 @@ struct HeetHost {
   int gpus = 0;
 };
 
+/// A job's matching weights kept across rounds (heet_plan fills it): valid for the remaining work
+/// (compared bit for bit) and slot size they were computed with. A waiting job's remaining work
+/// does not change, so its weights are computed once while it waits, not every round.
+struct HeetWeightMemo {
+  std::uint64_t remaining_bits = ~std::uint64_t{0};  ///< a NaN's bits: matches no remaining work
+  int slot = 0;                                      ///< slot size s, 0 = none
+  std::vector<double> weight;                        ///< heet_weight on an s-GPU slot, by type
+};
+
 /// One active job as the planner sees it.
 struct HeetJob {
   JobIndex job = 0;
@@ -26,6 +36,7 @@ struct HeetJob {
   /// rate[type][0] = 0; 0 elsewhere = cannot run.
   std::vector<std::vector<double>> rate;
   int current_host = -1;                  ///< host it runs on now (-1 = none); kept when possible
+  HeetWeightMemo* memo = nullptr;         ///< optional: weights kept across rounds (same values)
 };
 
 /// A job's place in the plan.
@@ -87,7 +98,12 @@ bool heet_match_types_exchange(const std::vector<double>& cost, std::size_t type
 /// allocations stay and only running jobs progress (remaining work only falls): the matching was
 /// the one-type selection or an exchange answer with one type of finite weight, and no trade was
 /// made (heet.cpp skips such rounds; the argument is in heet_plan.cpp).
+/// `job_count` (0 = jobs.size()): the number of jobs the slot size is computed from, when `jobs`
+/// holds only some of them. With slots of one type and a slot size of 1 (no trades), handing it
+/// only the `slots` cheapest jobs with a finite weight (ascending by job) gives the same plan and
+/// `steady` as all of them (the selection takes exactly those); heet.cpp does so on one-type clusters.
 std::vector<HeetAssignment> heet_plan(const std::vector<HeetHost>& hosts, const std::vector<HeetJob>& jobs,
-                                      std::vector<HeetTrade>* trades = nullptr, bool* steady = nullptr);
+                                      std::vector<HeetTrade>* trades = nullptr, bool* steady = nullptr,
+                                      std::size_t job_count = 0);
 
 }  // namespace hetsim
