@@ -8,8 +8,8 @@
 # of both must be byte-identical (a speed-up must not change results), and both figures print.
 # Environment: HETSIM_SHARED_DATA = the data folder (default ../shared/data beside the checkout);
 # BENCH_MSR=1 adds the LP policies on the full MSR trace (a few minutes more);
-# BENCH_TIMEOUT_S = seconds after which a run is stopped and reported as "> N" (default 120:
-# the targets are seconds, and the heet rows run for tens of minutes today).
+# BENCH_TIMEOUT_S = seconds after which a run is stopped and reported as "> N" (default 120;
+# every row ends within seconds today: the bound guards against a regression that hangs).
 # Needs a Release build (scripts/run-default.sh builds one) and /usr/bin/time (scripts/setup.sh).
 set -euo pipefail
 before=${1:-}
