@@ -25,14 +25,15 @@ class DelaunayInterpolator3 {
   std::optional<std::array<double, 2>> operator()(const std::array<double, 3>& q) const;
 
  private:
-  struct Tet {
-    std::array<int, 4> v;
-    std::array<double, 9> inv;  // inverse of [p1-p0, p2-p0, p3-p0] (row-major)
-  };
   std::vector<std::array<double, 3>> points_;
   std::vector<std::array<double, 2>> values_;
-  std::vector<Tet> tets_;
-  void add_tet(const std::array<int, 4>& v);
+  // Only the vertex indices are kept: each query computes the inverses of the tetrahedra it
+  // scans. A run asks a few dozen distinct queries (memoised by the step-time table), while
+  // storing the inverses (88 bytes per tetrahedron, about 2,000 per application) cost more in
+  // allocation and first-touch page faults than the queries' arithmetic (issue 19).
+  std::vector<std::array<int, 4>> simplices_;
+  /// Inverse of [p1-p0, p2-p0, p3-p0] (row-major) of tetrahedron `v`; false when it is flat.
+  bool inverse(const std::array<int, 4>& v, std::array<double, 9>& inv) const;
 };
 
 }  // namespace hetsim::perf_detail
