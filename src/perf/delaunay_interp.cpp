@@ -93,9 +93,17 @@ bool DelaunayInterpolator3::inverse(const std::array<int, 4>& v, std::array<doub
 
 std::optional<std::array<double, 2>> DelaunayInterpolator3::operator()(const std::array<double, 3>& q) const {
   constexpr double kEps = 100 * 2.220446049250313e-16;  // scipy's tolerance for "inside a simplex"
-  std::array<double, 9> inv;
-  for (const Simplex3& v : simplices_) {
-    if (!inverse(v, inv)) continue;
+  if (scanned_.capacity() == 0) scanned_.reserve(simplices_.size());
+  for (std::size_t i = 0; i < simplices_.size(); ++i) {
+    const Simplex3& v = simplices_[i];
+    if (i == scanned_.size()) {
+      Tet t;
+      t.flat = !inverse(v, t.inv);
+      scanned_.push_back(t);
+    }
+    const Tet& t = scanned_[i];
+    if (t.flat) continue;
+    const std::array<double, 9>& inv = t.inv;
     const auto& p0 = points_[static_cast<std::size_t>(v[0])];
     double d[3] = {q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]};
     double c[4];
