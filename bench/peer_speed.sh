@@ -30,6 +30,9 @@
 #                milliseconds, below /usr/bin/time's 10 ms resolution).
 #   HETSIM_SHARED_DATA  the data folder (default ../shared/data beside the checkout).
 #   HETSIM_BIN   the hetsim binary (default build/release/hetsim).
+#   HETSIM_CACHE_DIR  hetsim's Delaunay triangulation cache (docs/models.md): on by default in
+#                ~/.cache/hetsim, so the repeated runs of a Pollux row read the triangulations the
+#                first stored; HETSIM_CACHE_DIR=off times Qhull's build in every run.
 # Peers take minutes per row (Gavel MSR fifo about 265 s of CPU): rows run one at a time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -111,3 +111,18 @@ TEST_CASE("delaunay cache: a folder that cannot be written leaves the triangulat
   CHECK(cached({0.5, 0.5, 0.5}).value()[0] == fresh({0.5, 0.5, 0.5}).value()[0]);
   CHECK_FALSE(std::filesystem::exists(under_file));
 }
+
+TEST_CASE("delaunay cache: the folder comes from HETSIM_CACHE_DIR, else XDG_CACHE_HOME, else HOME") {
+  using perf_detail::triangulation_cache_dir;
+  CHECK(triangulation_cache_dir("/tmp/x", "/xdg", "/home/u") == "/tmp/x");
+  CHECK(triangulation_cache_dir("rel/dir", nullptr, nullptr) == "rel/dir");  // used as given
+  CHECK(triangulation_cache_dir("off", "/xdg", "/home/u").empty());          // turned off
+  CHECK(triangulation_cache_dir("", "/xdg", "/home/u").empty());             // set but empty: off too
+  CHECK(triangulation_cache_dir(nullptr, "/xdg", "/home/u") == "/xdg/hetsim");
+  // XDG base-directory rule: a relative or empty XDG_CACHE_HOME is ignored.
+  CHECK(triangulation_cache_dir(nullptr, "xdg", "/home/u") == "/home/u/.cache/hetsim");
+  CHECK(triangulation_cache_dir(nullptr, "", "/home/u") == "/home/u/.cache/hetsim");
+  CHECK(triangulation_cache_dir(nullptr, nullptr, "/home/u") == "/home/u/.cache/hetsim");
+  CHECK(triangulation_cache_dir(nullptr, nullptr, "").empty());
+  CHECK(triangulation_cache_dir(nullptr, nullptr, nullptr).empty());
+}

@@ -12,8 +12,14 @@ namespace hetsim::perf_detail {
 struct NumericCsv {
   std::string path;
   std::vector<std::string> header;
-  std::vector<std::vector<double>> rows;  ///< rows[i][c], c in header order
-  std::vector<std::size_t> lines;         ///< 1-based file line of each row
+  /// Every row's cells one after another (row i is values[i * header.size() ...], in header
+  /// order): one buffer instead of a vector per row, whose allocations and first-touch page
+  /// faults were a large part of a short Pollux run (issue 19).
+  std::vector<double> values;
+  std::vector<std::size_t> lines;  ///< 1-based file line of each row
+  std::size_t size() const { return lines.size(); }
+  /// Row `i`'s first cell (header.size() cells follow).
+  const double* row(std::size_t i) const { return values.data() + i * header.size(); }
   /// Column index of `name`; throws InputError naming the file when absent.
   std::size_t column(const std::string& name) const;
   /// True when the header has `name`.

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <iterator>
+#include <string_view>
 #include <system_error>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern "C" {
@@ -50,34 +51,74 @@ std::string header(const std::vector<std::array<double, 3>>& points, const std::
   return out;
 }
 
+// The file named by the hash of a header (so a lookup hashes the header it then compares).
+std::string file_of(const std::string& dir, const std::string& header_bytes) {
+  const std::uint64_t hash = fnv1a(14695981039346656037ULL, header_bytes.data(), header_bytes.size());
+  return (std::filesystem::path(dir) / fmt::format("delaunay-{:016x}.bin", hash)).string();
+}
+
 }  // namespace
 
 std::string delaunay_cache_path(const std::string& dir, const std::vector<std::array<double, 3>>& points,
                                 const std::string& options) {
-  const std::string h = header(points, options);
-  const std::uint64_t hash = fnv1a(14695981039346656037ULL, h.data(), h.size());
-  return (std::filesystem::path(dir) / fmt::format("delaunay-{:016x}.bin", hash)).string();
+  return file_of(dir, header(points, options));
 }
+
+namespace {
+
+// Reads exactly `size` bytes of `fd` into `out`; false on a short read or an error.
+bool read_exactly(int fd, char* out, std::size_t size) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::read(fd, out + done, size - done);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The tetrahedra of an open cache file, read straight into their vector (no copy of the whole
+// file in between: fewer allocations and page faults on every warm run, issue 19).
+std::optional<std::vector<Simplex3>> read_simplices(int fd, const std::string& expected, std::size_t point_count) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size < expected.size() + sizeof(std::uint64_t)) return std::nullopt;
+  std::string head(expected.size(), '\0');
+  if (!read_exactly(fd, head.data(), head.size()) || head != expected) return std::nullopt;
+  std::uint64_t count = 0;
+  if (!read_exactly(fd, reinterpret_cast<char*>(&count), sizeof count)) return std::nullopt;
+  const std::size_t body = size - expected.size() - sizeof count;
+  if (count == 0 || body % sizeof(Simplex3) != 0 || body / sizeof(Simplex3) != count) return std::nullopt;
+  std::vector<Simplex3> out(static_cast<std::size_t>(count));
+  if (!read_exactly(fd, reinterpret_cast<char*>(out.data()), body)) return std::nullopt;
+  for (const Simplex3& s : out)
+    for (int v : s)
+      if (v < 0 || static_cast<std::size_t>(v) >= point_count) return std::nullopt;
+  return out;
+}
+
+}  // namespace
 
 std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
                                                          const std::vector<std::array<double, 3>>& points,
                                                          const std::string& options) {
-  std::ifstream in(delaunay_cache_path(dir, points, options), std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string expected = header(points, options);
-  if (text.size() < expected.size() + sizeof(std::uint64_t) || text.compare(0, expected.size(), expected) != 0)
-    return std::nullopt;
-  std::uint64_t count = 0;
-  std::memcpy(&count, text.data() + expected.size(), sizeof count);
-  const std::size_t body = text.size() - expected.size() - sizeof count;
-  if (count == 0 || body != count * sizeof(Simplex3)) return std::nullopt;
-  std::vector<Simplex3> out(static_cast<std::size_t>(count));
-  std::memcpy(out.data(), text.data() + expected.size() + sizeof count, body);
-  for (const Simplex3& s : out)
-    for (int v : s)
-      if (v < 0 || static_cast<std::size_t>(v) >= points.size()) return std::nullopt;
+  const std::string path = file_of(dir, expected);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  auto out = read_simplices(fd, expected, points.size());
+  ::close(fd);
   return out;
+}
+
+std::string triangulation_cache_dir(const char* hetsim_cache_dir, const char* xdg_cache_home, const char* home) {
+  if (hetsim_cache_dir) {
+    const std::string_view v = hetsim_cache_dir;
+    return v == "off" ? std::string() : std::string(v);
+  }
+  if (xdg_cache_home && xdg_cache_home[0] == '/') return (std::filesystem::path(xdg_cache_home) / "hetsim").string();
+  if (home && home[0] != '\0') return (std::filesystem::path(home) / ".cache" / "hetsim").string();
+  return {};
 }
 
 bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<double, 3>>& points,
@@ -86,9 +127,9 @@ bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<d
   std::filesystem::create_directories(dir, ec);
   if (ec) return false;
   std::string bytes = header(points, options);
+  const std::string path = file_of(dir, bytes);
   put(bytes, static_cast<std::uint64_t>(simplices.size()));
   bytes.append(reinterpret_cast<const char*>(simplices.data()), simplices.size() * sizeof(Simplex3));
-  const std::string path = delaunay_cache_path(dir, points, options);
   // A temporary file of our own in the same folder, renamed over the final name in one step.
   std::string tmp = path + ".XXXXXX";
   const int fd = ::mkstemp(tmp.data());

@@ -67,46 +67,58 @@ DelaunayInterpolator3::DelaunayInterpolator3(std::vector<std::array<double, 3>> 
     simplices = qhull_simplices(points_);
     if (!cache_dir.empty() && !simplices->empty()) write_delaunay_cache(cache_dir, points_, kScipyDelaunayOptions, *simplices);
   }
-  for (const Simplex3& s : *simplices) add_tet(s);
-  if (tets_.empty()) throw std::runtime_error("Qhull could not triangulate the step-time samples");
+  simplices_ = std::move(*simplices);
+  bool any = false;
+  std::array<double, 9> inv;
+  for (const Simplex3& s : simplices_)
+    if ((any = inverse(s, inv))) break;
+  if (!any) throw std::runtime_error("Qhull could not triangulate the step-time samples");
 }
 
-void DelaunayInterpolator3::add_tet(const std::array<int, 4>& v) {
-  Tet t{};
-  t.v = v;
-  const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
+bool DelaunayInterpolator3::inverse(const std::array<int, 4>& v, std::array<double, 9>& inv) const {
+  const auto& p0 = points_[static_cast<std::size_t>(v[0])];
   double m[9];
   for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) m[r * 3 + c] = points_[static_cast<std::size_t>(t.v[static_cast<std::size_t>(c + 1)])][static_cast<std::size_t>(r)] - p0[static_cast<std::size_t>(r)];
+    for (int r = 0; r < 3; ++r) m[r * 3 + c] = points_[static_cast<std::size_t>(v[static_cast<std::size_t>(c + 1)])][static_cast<std::size_t>(r)] - p0[static_cast<std::size_t>(r)];
   double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
                m[2] * (m[3] * m[7] - m[4] * m[6]);
   double scale = 0.0;
   for (double x : m) scale = std::max(scale, std::fabs(x));
-  if (!(std::fabs(det) > 1e-12 * scale * scale * scale)) return;  // flat tetrahedron (Qt can make them)
-  t.inv = {(m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
-           (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
-           (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det};
-  tets_.push_back(t);
+  if (!(std::fabs(det) > 1e-12 * scale * scale * scale)) return false;  // flat tetrahedron (Qt can make them)
+  inv = {(m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
+         (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
+         (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det};
+  return true;
 }
 
 std::optional<std::array<double, 2>> DelaunayInterpolator3::operator()(const std::array<double, 3>& q) const {
   constexpr double kEps = 100 * 2.220446049250313e-16;  // scipy's tolerance for "inside a simplex"
-  for (const Tet& t : tets_) {
-    const auto& p0 = points_[static_cast<std::size_t>(t.v[0])];
+  if (scanned_.capacity() == 0) scanned_.reserve(simplices_.size());
+  for (std::size_t i = 0; i < simplices_.size(); ++i) {
+    const Simplex3& v = simplices_[i];
+    if (i == scanned_.size()) {
+      Tet t;
+      t.flat = !inverse(v, t.inv);
+      scanned_.push_back(t);
+    }
+    const Tet& t = scanned_[i];
+    if (t.flat) continue;
+    const std::array<double, 9>& inv = t.inv;
+    const auto& p0 = points_[static_cast<std::size_t>(v[0])];
     double d[3] = {q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]};
     double c[4];
-    c[1] = t.inv[0] * d[0] + t.inv[1] * d[1] + t.inv[2] * d[2];
-    c[2] = t.inv[3] * d[0] + t.inv[4] * d[1] + t.inv[5] * d[2];
-    c[3] = t.inv[6] * d[0] + t.inv[7] * d[1] + t.inv[8] * d[2];
+    c[1] = inv[0] * d[0] + inv[1] * d[1] + inv[2] * d[2];
+    c[2] = inv[3] * d[0] + inv[4] * d[1] + inv[5] * d[2];
+    c[3] = inv[6] * d[0] + inv[7] * d[1] + inv[8] * d[2];
     c[0] = 1.0 - c[1] - c[2] - c[3];
     bool inside = true;
     for (double x : c) inside = inside && x >= -kEps && x <= 1.0 + kEps;
     if (!inside) continue;
     std::array<double, 2> out{0.0, 0.0};
     for (std::size_t k = 0; k < 4; ++k) {
-      const auto& v = values_[static_cast<std::size_t>(t.v[k])];
-      out[0] += c[k] * v[0];
-      out[1] += c[k] * v[1];
+      const auto& val = values_[static_cast<std::size_t>(v[k])];
+      out[0] += c[k] * val[0];
+      out[1] += c[k] * val[1];
     }
     return out;
   }

@@ -25,14 +25,21 @@ class DelaunayInterpolator3 {
   std::optional<std::array<double, 2>> operator()(const std::array<double, 3>& q) const;
 
  private:
-  struct Tet {
-    std::array<int, 4> v;
-    std::array<double, 9> inv;  // inverse of [p1-p0, p2-p0, p3-p0] (row-major)
-  };
   std::vector<std::array<double, 3>> points_;
   std::vector<std::array<double, 2>> values_;
-  std::vector<Tet> tets_;
-  void add_tet(const std::array<int, 4>& v);
+  // The inverses of the tetrahedra (88 bytes each, about 2,000 per application) are computed at
+  // the first query that scans them and kept: a run of tiresias asks few queries, so only the
+  // scanned prefix is computed and touched (the vector's capacity is reserved once; the untouched
+  // rest of a large allocation costs no page fault), while optimus asks thousands and computes
+  // each inverse once (issue 19: both were a large part of a short Pollux run).
+  std::vector<std::array<int, 4>> simplices_;
+  struct Tet {
+    bool flat = false;          // degenerate: skipped, as Qt's flat tetrahedra are
+    std::array<double, 9> inv{};  // inverse of [p1-p0, p2-p0, p3-p0] (row-major)
+  };
+  mutable std::vector<Tet> scanned_;  // tetrahedra 0..scanned_.size()-1, computed
+  /// Inverse of [p1-p0, p2-p0, p3-p0] (row-major) of tetrahedron `v`; false when it is flat.
+  bool inverse(const std::array<int, 4>& v, std::array<double, 9>& inv) const;
 };
 
 }  // namespace hetsim::perf_detail

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <set>
 
+#include "delaunay_cache.hpp"
 #include "hetsim/perf/pollux_fit.hpp"
 #include "hetsim/util/error.hpp"
 
@@ -232,10 +233,11 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
     }
   }
   if (step_model == "pollux-table") {
-    // Opt-in folder of Delaunay triangulations kept between runs (docs/models.md): Qhull's build is
-    // most of a short run's CPU time, and a pure function of the profiles.
-    const char* cache_dir = std::getenv("HETSIM_CACHE_DIR");
-    steps = std::make_unique<PolluxTableStepModel>(cache_dir ? cache_dir : "");
+    // The folder of Delaunay triangulations kept between runs (docs/models.md; on by default,
+    // HETSIM_CACHE_DIR=off turns it off): Qhull's build is most of a short run's CPU time, and a
+    // pure function of the profiles.
+    steps = std::make_unique<PolluxTableStepModel>(perf_detail::triangulation_cache_dir(
+        std::getenv("HETSIM_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")));
   } else if (step_model == "pollux-fit") {
     steps = std::make_unique<PolluxFitStepModel>(apps);
   } else {

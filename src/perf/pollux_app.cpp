@@ -52,19 +52,16 @@ int whole_count(double value, const std::string& path, std::size_t line, const c
 std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability) {
   auto csv = read_numeric_csv(path, text);
   // The application's per-GPU batch range is taken from its placements rows.
-  if (!scalability && csv.rows.empty()) throw InputError(path, 0, "", "no step-time rows (only a header)");
+  if (!scalability && csv.size() == 0) throw InputError(path, 0, "", "no step-time rows (only a header)");
   std::vector<StepSample> out;
+  out.reserve(csv.size());
   const std::size_t bsz = csv.column("local_bsz"), step = csv.column("step_time"), sync = csv.column("sync_time");
-  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
-    const auto& r = csv.rows[i];
+  for (std::size_t i = 0; i < csv.size(); ++i) {
+    const double* r = csv.row(i);
     StepSample s;
     s.local_bsz = whole_count(r[bsz], path, csv.lines[i], "local_bsz");
     s.step_time_s = r[step];
     s.sync_time_s = r[sync];
-    s.from_scalability = scalability;
-    // Plain appends: fmt::format here was 12,645 calls and 3% of a short Pollux run (issue 19).
-    s.source.reserve(path.size() + 8);
-    s.source.append(path).append(1, ':').append(std::to_string(csv.lines[i]));
     if (scalability) {
       s.num_nodes = whole_count(r[csv.column("num_nodes")], path, csv.lines[i], "num_nodes");
       s.num_replicas = whole_count(r[csv.column("num_replicas")], path, csv.lines[i], "num_replicas");
@@ -97,7 +94,10 @@ ValidationCurve read_validation_curve(const std::string& path, std::string_view 
   c.batch_size = batch_size;
   const std::size_t pr = csv.column("progress"), it = csv.column("iteration"), me = csv.column("metric"),
                     sq = csv.column("grad_sqr"), va = csv.column("grad_var");
-  for (const auto& r : csv.rows) {
+  const std::size_t rows = csv.size();
+  for (auto* v : {&c.progress, &c.iteration, &c.metric, &c.grad_sqr, &c.grad_var}) v->reserve(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* r = csv.row(i);
     c.progress.push_back(r[pr]);
     c.iteration.push_back(r[it]);
     c.metric.push_back(r[me]);

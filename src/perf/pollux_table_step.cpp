@@ -66,31 +66,50 @@ const PolluxTableStepModel::Table& PolluxTableStepModel::table(const PolluxAppli
   const StepProfile* prof = app.profile(gpu_type);
   if (!prof) throw std::out_of_range(fmt::format("application {} has no step profile on GPU type {}", app.name(), gpu_type));
   auto t = std::make_unique<Table>();
-  // Group the placement rows by their (normalised) placement, sorted by batch.
-  std::map<std::string, std::vector<const StepSample*>> groups;
-  for (const StepSample& s : prof->placements) groups[s.placement].push_back(&s);
-  for (auto& [p, rows] : groups) {
-    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->local_bsz < b->local_bsz; });
+  // The placement rows sorted by (placement, batch), ties in file order: each run of one placement
+  // is its curve, in the order a map of groups, each stable-sorted by batch, gave (sorting indices
+  // instead of building maps of vectors: fewer allocations at the start of every run, issue 19).
+  std::vector<const StepSample*> rows;
+  rows.reserve(prof->placements.size());
+  for (const StepSample& s : prof->placements) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(), [](const StepSample* a, const StepSample* b) {
+    if (int c = a->placement.compare(b->placement); c != 0) return c < 0;
+    return a->local_bsz < b->local_bsz;
+  });
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t end = i;
+    while (end < rows.size() && rows[end]->placement == rows[i]->placement) ++end;
     Table::Curve c;
-    for (const StepSample* s : rows) {
-      c.bsz.push_back(s->local_bsz);
-      c.step.push_back(s->step_time_s);
-      c.sync.push_back(s->sync_time_s);
+    for (auto* v : {&c.bsz, &c.step, &c.sync}) v->reserve(end - i);
+    for (std::size_t k = i; k < end; ++k) {
+      c.bsz.push_back(rows[k]->local_bsz);
+      c.step.push_back(rows[k]->step_time_s);
+      c.sync.push_back(rows[k]->sync_time_s);
     }
-    t->by_placement[p] = std::move(c);
+    t->by_placement.emplace_hint(t->by_placement.end(), rows[i]->placement, std::move(c));
+    i = end;
   }
   // Points of the ND interpolation: placement rows averaged per (nodes, replicas, bsz) in sorted key
-  // order (pandas groupby), then the scalability rows in file order.
-  std::map<std::tuple<int, int, double>, std::array<double, 3>> mean;  // sum step, sum sync, count
-  for (const StepSample& s : prof->placements) {
-    auto& m = mean[{s.num_nodes, s.num_replicas, s.local_bsz}];
-    m[0] += s.step_time_s;
-    m[1] += s.sync_time_s;
-    m[2] += 1.0;
-  }
-  for (const auto& [k, m] : mean) {
-    t->points.push_back({static_cast<double>(std::get<0>(k)), static_cast<double>(std::get<1>(k)), std::get<2>(k)});
-    t->values.push_back({m[0] / m[2], m[1] / m[2]});
+  // order (pandas groupby), then the scalability rows in file order. The rows are re-sorted by that
+  // key, ties in file order, so each mean sums its rows in file order as the simulator does.
+  auto point_of = [](const StepSample* s) { return std::make_tuple(s->num_nodes, s->num_replicas, s->local_bsz); };
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = &prof->placements[i];  // back to file order
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const StepSample* a, const StepSample* b) { return point_of(a) < point_of(b); });
+  t->points.reserve(rows.size() + prof->scalability.size());
+  t->values.reserve(rows.size() + prof->scalability.size());
+  for (std::size_t i = 0; i < rows.size();) {
+    double step = 0.0, sync = 0.0, count = 0.0;
+    std::size_t end = i;
+    for (; end < rows.size() && point_of(rows[end]) == point_of(rows[i]); ++end) {
+      step += rows[end]->step_time_s;
+      sync += rows[end]->sync_time_s;
+      count += 1.0;
+    }
+    t->points.push_back({static_cast<double>(rows[i]->num_nodes), static_cast<double>(rows[i]->num_replicas),
+                         rows[i]->local_bsz});
+    t->values.push_back({step / count, sync / count});
+    i = end;
   }
   for (const StepSample& s : prof->scalability) {
     t->points.push_back({static_cast<double>(s.num_nodes), static_cast<double>(s.num_replicas), s.local_bsz});

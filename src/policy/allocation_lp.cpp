@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "clp_module_api.hpp"
 #include "hetsim/util/error.hpp"
 
 namespace hetsim {
@@ -13,7 +14,11 @@ namespace hetsim {
 LinearProgram::Backend lp_backend_param(const PolicyParams& params) {
   const std::string& v = param_string(params, "solver");
   if (v == "glpk") return LinearProgram::Backend::Glpk;
-  if (v == "clp") return LinearProgram::Backend::Clp;
+  if (v == "clp") {
+    if (const std::string why = clp_module_error(); !why.empty())
+      throw InputError("", 0, "--param solver", "clp is unavailable: " + why);
+    return LinearProgram::Backend::Clp;
+  }
   throw InputError("", 0, "--param solver", fmt::format("expected glpk or clp, got '{}'", v));
 }
 

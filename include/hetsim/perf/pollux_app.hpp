@@ -31,8 +31,8 @@ struct StepSample {
   double local_bsz = 0.0;
   double step_time_s = 0.0;  ///< seconds per iteration
   double sync_time_s = 0.0;  ///< seconds of it in gradient synchronisation
-  bool from_scalability = false;
-  std::string source;  ///< file:line
+  // No file:line per row: a string of its own for each of ~10,000 rows was a large part of a short
+  // Pollux run's allocations and page faults (issue 19), and errors are raised while reading.
 };
 
 /// Measured step times of one application on one GPU type.
@@ -105,7 +105,7 @@ class PolluxApplication {
 ValidationCurve read_validation_curve(const std::string& path, std::string_view text, int batch_size);
 
 /// The rows of one placements*.csv (`scalability` false) or scalability*.csv (true) over text
-/// already in memory; `path` is used in errors and StepSample::source only. Throws InputError.
+/// already in memory; `path` is used in errors only. Throws InputError.
 std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability);
 
 /// Global batch size split into per-GPU work: atomic (per-step) batch and gradient-accumulation

@@ -45,8 +45,9 @@ class StepTimeModel {
 /// batch) built from the placement rows averaged per (nodes, replicas, batch) plus the
 /// scalability rows; outside their hull the nearest sample in (nodes, replicas) at the clamped
 /// batch is used (documented fallback; the simulator would fail an assertion).
-/// With `triangulation_cache_dir` (the CLI's HETSIM_CACHE_DIR), Delaunay triangulations are kept
-/// there between runs: the same profiles are triangulated by Qhull once (docs/models.md).
+/// With `triangulation_cache_dir` (load_goodput_model passes HETSIM_CACHE_DIR, else the user's
+/// cache folder), Delaunay triangulations are kept there between runs: the same profiles are
+/// triangulated by Qhull once (docs/models.md).
 class PolluxTableStepModel final : public StepTimeModel {
  public:
   explicit PolluxTableStepModel(std::string triangulation_cache_dir = {});
