@@ -6,7 +6,9 @@
 /// = arrival order, as the std::set gave) in O(members + capacity / 4096): the summary level has
 /// one bit per 64-job word, so empty stretches of a large trace are skipped 4,096 jobs at a time.
 /// It offers the read interface the policies used on the std::set (begin/end, size, empty,
-/// count/contains, back); its iterator yields indices by value.
+/// count/contains, back); its iterator yields indices by value and keeps the rest of its current
+/// 64-index word, so the set must not change while an iterator is in use (every caller only
+/// reads it, or copies it first).
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -39,7 +41,12 @@ class JobIndexSet {
     const_iterator() = default;
     JobIndex operator*() const { return static_cast<JobIndex>(pos_); }
     const_iterator& operator++() {
-      pos_ = set_->next_from(pos_ + 1);
+      if (rest_ != 0) {  // the next member is in the same 64-index word
+        pos_ = (pos_ & ~std::size_t{63}) + static_cast<std::size_t>(std::countr_zero(rest_));
+        rest_ &= rest_ - 1;
+      } else {
+        set_->to_next_word(*this);
+      }
       return *this;
     }
     const_iterator operator++(int) {
@@ -49,6 +56,7 @@ class JobIndexSet {
     }
     const_iterator& operator--() {
       pos_ = set_->prev_before(pos_);
+      rest_ = set_->members_above(pos_);
       return *this;
     }
     const_iterator operator--(int) {
@@ -60,13 +68,14 @@ class JobIndexSet {
 
    private:
     friend class JobIndexSet;
-    const_iterator(const JobIndexSet* set, std::size_t pos) : set_(set), pos_(pos) {}
+    const_iterator(const JobIndexSet* set, std::size_t pos) : set_(set), pos_(pos), rest_(set->members_above(pos)) {}
     const JobIndexSet* set_ = nullptr;
     std::size_t pos_ = kEnd;
+    std::uint64_t rest_ = 0;  // the members of pos_'s word above pos_ (a sparse set's walk is word to word)
   };
   using iterator = const_iterator;
 
-  const_iterator begin() const { return {this, next_from(0)}; }
+  const_iterator begin() const { return {this, empty() ? kEnd : next_from(lo_ << 12)}; }
   const_iterator end() const { return {this, kEnd}; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -86,7 +95,15 @@ class JobIndexSet {
     const std::uint64_t bit = std::uint64_t{1} << (k & 63);
     if ((word & bit) != 0) return false;
     word |= bit;
-    summary_[k >> 12] |= std::uint64_t{1} << ((k >> 6) & 63);
+    const std::size_t s = k >> 12;
+    summary_[s] |= std::uint64_t{1} << ((k >> 6) & 63);
+    if (lo_ == hi_) {
+      lo_ = s;
+      hi_ = s + 1;
+    } else {
+      lo_ = std::min(lo_, s);
+      hi_ = std::max(hi_, s + 1);
+    }
     ++size_;
     return true;
   }
@@ -96,14 +113,20 @@ class JobIndexSet {
     const auto k = static_cast<std::size_t>(j);
     std::uint64_t& word = bits_[k >> 6];
     word &= ~(std::uint64_t{1} << (k & 63));
-    if (word == 0) summary_[k >> 12] &= ~(std::uint64_t{1} << ((k >> 6) & 63));
+    const std::size_t s = k >> 12;
+    if (word == 0 && (summary_[s] &= ~(std::uint64_t{1} << ((k >> 6) & 63))) == 0) {
+      // Shrink the span of non-empty summary words from the end that emptied.
+      while (lo_ < hi_ && summary_[lo_] == 0) ++lo_;
+      while (lo_ < hi_ && summary_[hi_ - 1] == 0) --hi_;
+      if (lo_ == hi_) lo_ = hi_ = 0;
+    }
     --size_;
     return 1;
   }
   void clear() {
     std::fill(bits_.begin(), bits_.end(), 0);
     std::fill(summary_.begin(), summary_.end(), 0);
-    size_ = 0;
+    size_ = lo_ = hi_ = 0;
   }
 
  private:
@@ -115,6 +138,30 @@ class JobIndexSet {
     const std::size_t summary_words = (bits_.size() + 63) / 64;
     if (summary_words > summary_.size()) summary_.resize(summary_words, 0);
   }
+  // Members of pos's word above pos (none for kEnd).
+  std::uint64_t members_above(std::size_t pos) const {
+    if (pos == kEnd) return 0;
+    return bits_[pos >> 6] & ((~std::uint64_t{0} << (pos & 63)) << 1);
+  }
+  // Moves `it` from the last member of its word to the first member of a later word (or end()).
+  void to_next_word(const_iterator& it) const {
+    const std::size_t w = (it.pos_ >> 6) + 1;
+    std::size_t s = w >> 6;
+    const std::size_t summary_words = hi_;  // none beyond
+    std::uint64_t words = s < summary_words ? summary_[s] & (~std::uint64_t{0} << (w & 63)) : 0;
+    while (words == 0) {
+      if (++s >= summary_words) {
+        it.pos_ = kEnd;
+        it.rest_ = 0;
+        return;
+      }
+      words = summary_[s];
+    }
+    const std::size_t next = (s << 6) + static_cast<std::size_t>(std::countr_zero(words));
+    const std::uint64_t members = bits_[next];  // not 0: its summary bit is set
+    it.pos_ = (next << 6) + static_cast<std::size_t>(std::countr_zero(members));
+    it.rest_ = members & (members - 1);
+  }
   // First member >= i, else kEnd.
   std::size_t next_from(std::size_t i) const {
     std::size_t w = i >> 6;
@@ -122,7 +169,7 @@ class JobIndexSet {
     if (const std::uint64_t word = bits_[w] & (~std::uint64_t{0} << (i & 63)); word != 0)
       return (w << 6) + static_cast<std::size_t>(std::countr_zero(word));
     // The next non-empty word, found through the summary (64 words per summary word).
-    for (std::size_t sw = w + 1; (sw >> 6) < summary_.size(); sw = ((sw >> 6) + 1) << 6) {
+    for (std::size_t sw = w + 1; (sw >> 6) < hi_; sw = ((sw >> 6) + 1) << 6) {
       if (const std::uint64_t s = summary_[sw >> 6] & (~std::uint64_t{0} << (sw & 63)); s != 0) {
         w = ((sw >> 6) << 6) + static_cast<std::size_t>(std::countr_zero(s));
         return (w << 6) + static_cast<std::size_t>(std::countr_zero(bits_[w]));
@@ -155,6 +202,10 @@ class JobIndexSet {
   std::vector<std::uint64_t> bits_;     // bit k & 63 of word k >> 6: index k is a member
   std::vector<std::uint64_t> summary_;  // bit w & 63 of word w >> 6: bits_[w] != 0
   std::size_t size_ = 0;
+  // Summary words [lo_, hi_) hold every member (lo_ = hi_ = 0 when empty): a small set of recent
+  // jobs in a large run (srsf's ten running jobs among 30,000) is walked without scanning the
+  // empty summary words around it (issue 19).
+  std::size_t lo_ = 0, hi_ = 0;
 };
 
 }  // namespace hetsim
