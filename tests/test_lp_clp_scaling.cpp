@@ -15,6 +15,7 @@
 #include "test_support.hpp"
 
 using namespace hetsim;
+using hetsim::test::shared_data;  // was only visible through the unity batch before it
 
 TEST_CASE("clp: gavel-makespan on 177 ResNet-50 jobs runs to the end (Clp scaling off)", "[lp][clp]") {
   auto tput = shared_data("gavel/simulation_throughputs.json");

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <utility>
 #include <vector>
 
 #include "hetsim/cluster/cluster_spec.hpp"
@@ -91,6 +93,35 @@ TEST_CASE("ClusterState: an allocation over several nodes moves each node's free
   // A failed call changes nothing.
   CHECK_THROWS_AS(s.assign(9, std::vector<GpuId>{5, 5}), std::logic_error);
   CHECK(s.free_on_node(1) == 4);
+}
+
+TEST_CASE("ClusterState: node indexes first read after many changes match the free counts", "[speed][cluster]") {
+  // The indexes are built at their first use (gavel6): a state changed before anyone asked must
+  // answer as one kept in step from the start, and keep in step afterwards.
+  const Cluster c = *make_preset("pollux-64");  // 16 nodes of 4 GPUs: GPU g on node g / 4
+  ClusterState lazy(c);
+  lazy.assign(1, std::vector<GpuId>{0, 1, 2, 3});  // node 0 full
+  lazy.assign(2, std::vector<GpuId>{4, 5, 9});     // node 1: 2 free, node 2: 3 free
+  lazy.release(2, std::vector<GpuId>{4, 5, 9});
+  lazy.assign(3, std::vector<GpuId>{6, 7, 13});    // node 1: 2 free, node 3: 3 free
+  const GpuTypeId t = 0;
+  const ClusterState copy = lazy;  // a copy builds its own indexes
+  for (const ClusterState* s : {static_cast<const ClusterState*>(&lazy), &copy}) {
+    CHECK(s->nodes_with_free(t).size() == 15);
+    CHECK(s->nodes_with_free(t).count(0) == 0);
+    CHECK(s->nodes_by_free(t).size() == 15);
+    CHECK(*s->nodes_by_free(t).begin() == std::pair<int, NodeId>{2, 1});
+    CHECK(*std::next(s->nodes_by_free(t).begin()) == std::pair<int, NodeId>{3, 3});
+    CHECK(s->nodes_by_free(t).count({4, 2}) == 1);
+  }
+  // Once built, the indexes follow every change.
+  lazy.release(1, std::vector<GpuId>{0, 1, 2, 3});
+  lazy.assign(4, std::vector<GpuId>{8});
+  CHECK(lazy.nodes_with_free(t).count(0) == 1);
+  CHECK(lazy.nodes_by_free(t).count({4, 0}) == 1);
+  CHECK(lazy.nodes_by_free(t).count({3, 2}) == 1);
+  CHECK(lazy.nodes_by_free(t).size() == 16);
+  CHECK(copy.nodes_by_free(t).size() == 15);  // the copy is unchanged
 }
 
 TEST_CASE("goodput memo: rate_at answers goodput() at the epoch, in any order of questions", "[speed][goodput]") {

@@ -39,11 +39,17 @@ ClusterState::ClusterState(const Cluster& cluster)
     const auto t = static_cast<std::size_t>(node.gpu_type);
     free_node_[n] = node.gpu_count;
     free_type_[t] += node.gpu_count;
-    if (node.gpu_count > 0) {
-      nodes_with_free_[t].insert(static_cast<NodeId>(n));
-      nodes_by_free_[t].emplace(node.gpu_count, static_cast<NodeId>(n));
-    }
   }
+}
+
+void ClusterState::build_node_indexes() const {
+  for (std::size_t n = 0; n < free_node_.size(); ++n) {
+    if (free_node_[n] <= 0) continue;
+    const auto t = static_cast<std::size_t>(cluster_->nodes()[n].gpu_type);
+    nodes_with_free_[t].insert(static_cast<NodeId>(n));
+    nodes_by_free_[t].emplace(free_node_[n], static_cast<NodeId>(n));
+  }
+  indexed_ = true;
 }
 
 void ClusterState::change_free(NodeId node, int delta) {
@@ -54,6 +60,7 @@ void ClusterState::change_free(NodeId node, int delta) {
   free += delta;
   free_type_[t] += delta;
   free_total_ += delta;
+  if (!indexed_) return;
   auto& by_free = nodes_by_free_[t];
   if (before > 0 && free > 0) {
     // The node keeps room: re-key its entry in place (a node handle, so no allocation per change;

@@ -57,7 +57,11 @@ class GavelFifoAllocation final : public AllocationPolicy {
     queue.clear();
     for (const AllocationJob& a : view.jobs)
       if (!allocation_.count(a.job)) queue.push_back(row_of(a.job));
-    std::sort(queue.begin(), queue.end(), [&](std::size_t a, std::size_t b) { return view.jobs[a].job < view.jobs[b].job; });
+    // The mechanism lists its jobs in ascending order, so the queue usually is sorted already;
+    // checking costs one pass, sorting a sorted queue n log n comparisons each recomputation
+    // (issue 19). Jobs are distinct: the sorted order is the same either way.
+    auto by_job = [&](std::size_t a, std::size_t b) { return view.jobs[a].job < view.jobs[b].job; };
+    if (!std::is_sorted(queue.begin(), queue.end(), by_job)) std::sort(queue.begin(), queue.end(), by_job);
     std::size_t head = 0;  // queue[head] is the front; popped entries are skipped
 
     // Completed jobs hand their type to the head of the queue; live ones hold their GPUs.

@@ -37,7 +37,7 @@ class LasPolicy final : public SchedulingPolicy {
     for (std::size_t t = 0; t < types; ++t) left[t] = ctx.cluster().gpus_of_type(static_cast<GpuTypeId>(t));
     int left_total = std::accumulate(left.begin(), left.end(), 0);
     Decision d;
-    std::vector<char> kept(ctx.running().empty() ? 0 : static_cast<std::size_t>(*ctx.running().rbegin()) + 1, 0);
+    std::vector<char> kept(ctx.running().empty() ? 0 : static_cast<std::size_t>(ctx.running().back()) + 1, 0);
     for (const auto& [attained, j] : order_) {
       if (left_total == 0) break;
       const JobRuntime& job = ctx.job(j);

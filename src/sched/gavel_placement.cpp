@@ -95,6 +95,9 @@ void GavelPlacement::place_type(std::size_t type, RoundChoice& list,
     }
     for (auto it = run_begin; it != run_end; ++it) {
       const auto [j, sf] = *it;
+      // A job that kept all its GPUs above needs nothing more, whether or not it has a row of X:
+      // spared the map look-up (issue 19: most of a round's jobs stay where they are).
+      if (const std::vector<GpuId>* kept = find(j); kept != nullptr && static_cast<int>(kept->size()) == sf) continue;
       if (!allocation.count(j)) continue;
       std::vector<GpuId>& gpus = entry(j);
       while (static_cast<int>(gpus.size()) < sf && ptr < servers.size()) {

@@ -10,20 +10,17 @@
 namespace hetsim {
 namespace {
 constexpr std::size_t kMaxWarnings = 20;
-
-// Erases `j` from `from` (if there) and inserts it into `to`, moving the tree node itself when
-// there is one: a round mechanism starts and stops jobs every round, and this spares a free and a
-// malloc each time.
-void move_between(std::set<JobIndex>& from, std::set<JobIndex>& to, JobIndex j) {
-  if (auto node = from.extract(j)) to.insert(std::move(node));
-  else to.insert(j);
-}
-
 }  // namespace
 
 JobTable::JobTable(const Cluster& cluster, const Workload& workload, const ThroughputModel& model,
                    LifecycleConfig config, std::vector<JobEventSink*> sinks)
-    : cluster_(cluster), model_(model), config_(config), sinks_(std::move(sinks)), state_(cluster) {
+    : cluster_(cluster),
+      model_(model),
+      config_(config),
+      sinks_(std::move(sinks)),
+      state_(cluster),
+      pending_(workload.jobs.size()),
+      running_(workload.jobs.size()) {
   jobs_.resize(workload.jobs.size());
   changed_flag_.assign(jobs_.size(), 0);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
@@ -95,7 +92,8 @@ double JobTable::open_allocation(JobRuntime& job, double rate, SimTime now) {
   if (restart) ++job.restarts;
   ++job.generation;
   job.status = JobStatus::Running;
-  move_between(pending_, running_, job.index);
+  pending_.erase(job.index);
+  running_.insert(job.index);
   mark_changed(job.index);
   return restart ? overhead_s : 0.0;
 }
@@ -116,7 +114,8 @@ void JobTable::back_to_pending(JobRuntime& job, StopReason why) {
   ++job.generation;
   if (why == StopReason::Preempted) ++job.preemptions;
   job.status = JobStatus::Pending;
-  move_between(running_, pending_, job.index);
+  running_.erase(job.index);
+  pending_.insert(job.index);
   mark_changed(job.index);
 }
 

@@ -13,7 +13,10 @@ namespace hetsim {
 
 /// Free/used bookkeeping over a Cluster. O(1) counts per node and per GPU type, and per type the
 /// nodes with free GPUs kept ordered as GPUs are assigned and released, so that placements and
-/// policies look only at nodes with room instead of scanning the whole cluster every time.
+/// policies look only at nodes with room instead of scanning the whole cluster every time. The
+/// node indexes are built at their first use and kept in step from then on: a run whose placement
+/// never asks for them (Gavel's round mechanism walks servers itself) pays no tree update per
+/// start and stop (issue 19: a seventh of a Gavel MSR fifo run).
 class ClusterState {
  public:
   /// Marker for a free GPU in owner().
@@ -36,11 +39,13 @@ class ClusterState {
   int free_total() const { return free_total_; }
   /// Nodes of `type` with at least one free GPU, in node order.
   const std::set<NodeId>& nodes_with_free(GpuTypeId type) const {
+    if (!indexed_) build_node_indexes();
     return nodes_with_free_[static_cast<std::size_t>(type)];
   }
   /// The same nodes keyed by (free GPUs, node index), ascending: lower_bound({k, 0}) is the node
   /// with the fewest free GPUs that still has k (ties: lowest node index).
   const std::set<std::pair<int, NodeId>>& nodes_by_free(GpuTypeId type) const {
+    if (!indexed_) build_node_indexes();
     return nodes_by_free_[static_cast<std::size_t>(type)];
   }
   /// Gives `gpus` to `job`. Throws std::logic_error if any GPU is out of range or not free.
@@ -77,15 +82,20 @@ class ClusterState {
   std::vector<int> free_node_;
   std::vector<int> free_type_;
   int free_total_ = 0;
-  std::vector<std::set<NodeId>> nodes_with_free_;                  // [gpu type]
-  std::vector<std::set<std::pair<int, NodeId>>> nodes_by_free_;    // [gpu type]
+  // The node indexes, empty until indexed_ (a const accessor builds them: one state is read by
+  // one run's thread only).
+  mutable bool indexed_ = false;
+  mutable std::vector<std::set<NodeId>> nodes_with_free_;                // [gpu type]
+  mutable std::vector<std::set<std::pair<int, NodeId>>> nodes_by_free_;  // [gpu type]
   std::vector<int> shared_milli_;                                  // [gpu] sum of the shares
   std::vector<std::vector<std::int64_t>> sharers_;                 // [gpu] jobs sharing it
   std::vector<std::set<std::pair<int, GpuId>>> shared_by_room_;    // [gpu type] (room, gpu), room > 0
   int shared_gpus_ = 0;
   std::int64_t shared_milli_total_ = 0;
 
-  // Moves `node`'s free count by `delta` and keeps both node indexes in step.
+  // Fills both node indexes from the free counts and keeps them in step from then on.
+  void build_node_indexes() const;
+  // Moves `node`'s free count by `delta` and keeps both node indexes in step (once built).
   void change_free(NodeId node, int delta);
   // Moves `gpu`'s shared thousandths by `delta`, keeping the room index in step.
   void change_share(GpuId gpu, int delta);

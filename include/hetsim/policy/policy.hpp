@@ -13,6 +13,7 @@
 #include "hetsim/cluster/cluster_state.hpp"
 #include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/util/registry.hpp"
+#include "hetsim/workload/job_index_set.hpp"
 #include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
@@ -44,8 +45,8 @@ struct Decision {
 class PolicyView {
  public:
   PolicyView(SimTime now, const ClusterState& state, const ThroughputModel& model,
-                   const std::vector<JobRuntime>& jobs, const std::set<JobIndex>& pending,
-                   const std::set<JobIndex>& running, std::span<const JobIndex> changed = {},
+                   const std::vector<JobRuntime>& jobs, const JobIndexSet& pending,
+                   const JobIndexSet& running, std::span<const JobIndex> changed = {},
                    const NetworkView* network = nullptr, double round_s = 0.0)
       : now_(now), state_(&state), model_(&model), jobs_(&jobs), pending_(&pending), running_(&running),
         changed_(changed), network_(network), round_s_(round_s) {}
@@ -58,9 +59,9 @@ class PolicyView {
   /// The throughput model policies plan with.
   const ThroughputModel& model() const { return *model_; }
   /// Admitted jobs waiting for GPUs, in arrival order (job index order).
-  const std::set<JobIndex>& pending() const { return *pending_; }
+  const JobIndexSet& pending() const { return *pending_; }
   /// Jobs holding GPUs, in arrival order.
-  const std::set<JobIndex>& running() const { return *running_; }
+  const JobIndexSet& running() const { return *running_; }
   /// Jobs whose status changed since this policy's previous pass (admitted, started, stopped,
   /// completed, ended), each once, in the order of their first change. A policy that keeps its own
   /// ordered structures updates them from this list instead of walking every active job, so its
@@ -93,8 +94,8 @@ class PolicyView {
   const ClusterState* state_;
   const ThroughputModel* model_;
   const std::vector<JobRuntime>* jobs_;
-  const std::set<JobIndex>* pending_;
-  const std::set<JobIndex>* running_;
+  const JobIndexSet* pending_;
+  const JobIndexSet* running_;
   std::span<const JobIndex> changed_;
   const NetworkView* network_;
   double round_s_;

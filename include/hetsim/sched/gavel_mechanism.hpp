@@ -72,6 +72,8 @@ class GavelPriorities {
                      std::vector<double>& priority_out, std::vector<double>& deficit_out) const;
   /// Jobs in the order they were added (Gavel's dict order).
   const std::vector<JobIndex>& order() const { return order_; }
+  /// Whether key j is in the books (added and not removed).
+  bool contains(JobIndex j) const { return has(j); }
   /// Round skipping (gavel_round_skip.cpp) adds a skipped round's run times itself, in a tight
   /// loop: job j's time per type (nullptr if j is not in the books) and the totals per type. The
   /// pointers stay valid until the next add_job().
@@ -189,6 +191,7 @@ class GavelMechanism final : public EventHandler {
   AllocationView view_;                                // compute_allocation's input, kept for its memory
   AllocationMatrix spare_x_;                           // the last X, whose rows the next one reuses
   std::vector<const std::vector<double>*> x_row_;      // [job]: its row of allocation_ (choose_jobs)
+  std::vector<JobIndex> x_jobs_;                       // the jobs with an x_row_, ascending
   GavelPriorities priorities_;
   PyRandom shuffler_;
   std::vector<Dispatch> dispatched_;  // this round's jobs, in placement order

@@ -19,6 +19,7 @@
 #include "hetsim/metrics/job_event.hpp"
 #include "hetsim/perf/throughput_model.hpp"
 #include "hetsim/sched/invariants.hpp"
+#include "hetsim/workload/job_index_set.hpp"
 #include "hetsim/workload/job_state.hpp"
 
 namespace hetsim {
@@ -134,9 +135,9 @@ class JobTable {
   bool valid(JobIndex j) const { return j >= 0 && static_cast<std::size_t>(j) < jobs_.size(); }
   const ClusterState& state() const { return state_; }
   /// Admitted jobs waiting for GPUs, in arrival order.
-  const std::set<JobIndex>& pending() const { return pending_; }
+  const JobIndexSet& pending() const { return pending_; }
   /// Jobs holding GPUs, in arrival order.
-  const std::set<JobIndex>& running() const { return running_; }
+  const JobIndexSet& running() const { return running_; }
   bool all_final() const { return final_jobs_ == jobs_.size(); }
   /// The invariant checker, or nullptr when checks are off.
   const InvariantChecker* invariants() const { return checker_.get(); }
@@ -159,8 +160,8 @@ class JobTable {
   std::vector<JobEventSink*> sinks_;
   ClusterState state_;
   std::vector<JobRuntime> jobs_;
-  std::set<JobIndex> pending_;
-  std::set<JobIndex> running_;
+  JobIndexSet pending_;  // flat bitmaps: a start or stop is two bit flips (issue 19)
+  JobIndexSet running_;
   std::vector<JobIndex> changed_;
   std::vector<char> changed_flag_;  // per job: listed in changed_
   std::size_t final_jobs_ = 0;      // completed + rejected + unfinished
