@@ -24,9 +24,6 @@ std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
                                                          const std::vector<std::array<double, 3>>& points,
                                                          const std::string& options);
 
-/// Stores the tetrahedra (written to a temporary file, then renamed, so that concurrent runs never
-/// read half a file). Best effort: a folder that cannot be created or written is left alone (the
-/// next run triangulates again); returns whether the file was written.
 /// The folder a run keeps triangulations in, from the environment's values (nullptr = unset):
 /// `hetsim_cache_dir` (HETSIM_CACHE_DIR) when set, where "off" or "" means no cache; otherwise
 /// `xdg_cache_home`/hetsim when that is an absolute path (the XDG base-directory rule), otherwise
@@ -35,6 +32,9 @@ std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
 /// means triangulating again.
 std::string triangulation_cache_dir(const char* hetsim_cache_dir, const char* xdg_cache_home, const char* home);
 
+/// Stores the tetrahedra (written to a temporary file, then renamed, so that concurrent runs never
+/// read half a file). Best effort: a folder that cannot be created or written is left alone (the
+/// next run triangulates again); returns whether the file was written.
 bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<double, 3>>& points,
                           const std::string& options, const std::vector<Simplex3>& simplices);
 
