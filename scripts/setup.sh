@@ -22,6 +22,7 @@ packages=(
   catch2                         # tests (Catch2 v2)
   libeigen3-dev                  # least squares, tensor completion
   libglpk-dev                    # LP/ILP policies (GLPK)
+  libltdl-dev                    # GLPK's static archive needs libltdl's (the CLI links GLPK statically)
   coinor-libclp-dev pkg-config   # the LP policies' --param solver=clp back end (COIN-OR Clp)
   libqhull-dev                   # Delaunay interpolation of unmeasured placements (Qhull, as scipy)
   python3-matplotlib python3-pandas  # scripts/plot.py, the Python module's results, examples

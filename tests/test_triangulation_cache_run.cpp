@@ -26,10 +26,12 @@ std::string tiresias_args(const std::string& workload, const std::string& profil
          "' --policy tiresias --interval 60 --out '" + out.string() + "'";
 }
 
-std::vector<fs::path> cache_files(const fs::path& dir) {
+// The files of a cache folder whose names start with `prefix` ("": all).
+std::vector<fs::path> cache_files(const fs::path& dir, const std::string& prefix = "") {
   std::vector<fs::path> out;
   if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with(prefix)) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -55,9 +57,12 @@ TEST_CASE("triangulation cache: a second run reads the stored files, damaged fil
   REQUIRE(test::run_cli(tiresias_args(*workload, *profiles, dir.path / "off"), "", "HETSIM_CACHE_DIR=off").exit_code == 0);
   CHECK_FALSE(fs::exists(cache));
   REQUIRE(test::run_cli(tiresias_args(*workload, *profiles, dir.path / "cold"), "", env).exit_code == 0);
+  // One file per triangulated application and one of parsed profile CSVs per application (the
+  // workload has six), no temporary left behind.
   const std::vector<fs::path> stored = cache_files(cache);
-  REQUIRE(stored.size() == 3);  // one file per triangulated application, no temporary left behind
-  for (const fs::path& f : stored) CHECK(f.filename().string().rfind("delaunay-", 0) == 0);
+  REQUIRE(cache_files(cache, "delaunay-").size() == 3);
+  REQUIRE(cache_files(cache, "profiles-").size() == 6);
+  REQUIRE(stored.size() == 9);
   require_same_outputs(dir.path / "off", dir.path / "cold");
 
   // Warm: the files are read, not rewritten (their modification times stay).
@@ -93,14 +98,15 @@ TEST_CASE("triangulation cache: by default under XDG_CACHE_HOME or HOME, an unus
   REQUIRE(test::run_cli(tiresias_args(*workload, *profiles, dir.path / "home-run"), "",
                         "env -u HETSIM_CACHE_DIR -u XDG_CACHE_HOME HOME='" + home.string() + "'")
               .exit_code == 0);
-  CHECK(cache_files(home / ".cache" / "hetsim").size() == 3);
+  CHECK(cache_files(home / ".cache" / "hetsim", "delaunay-").size() == 3);
+  CHECK(cache_files(home / ".cache" / "hetsim", "profiles-").size() == 6);
   require_same_outputs(dir.path / "off", dir.path / "home-run");
 
   const fs::path xdg = dir.path / "xdg";
   REQUIRE(test::run_cli(tiresias_args(*workload, *profiles, dir.path / "xdg-run"), "",
                         "env -u HETSIM_CACHE_DIR XDG_CACHE_HOME='" + xdg.string() + "' HOME='" + home.string() + "'")
               .exit_code == 0);
-  CHECK(cache_files(xdg / "hetsim").size() == 3);
+  CHECK(cache_files(xdg / "hetsim", "delaunay-").size() == 3);
 
   // A cache folder that cannot be created (under a plain file): silently skipped, same outputs.
   const std::string file = dir.write("plain-file", "x");

@@ -130,6 +130,10 @@ bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<d
   const std::string path = file_of(dir, bytes);
   put(bytes, static_cast<std::uint64_t>(simplices.size()));
   bytes.append(reinterpret_cast<const char*>(simplices.data()), simplices.size() * sizeof(Simplex3));
+  return write_cache_file(path, bytes);
+}
+
+bool write_cache_file(const std::string& path, const std::string& bytes) {
   // A temporary file of our own in the same folder, renamed over the final name in one step.
   std::string tmp = path + ".XXXXXX";
   const int fd = ::mkstemp(tmp.data());

@@ -24,7 +24,8 @@ std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
                                                          const std::vector<std::array<double, 3>>& points,
                                                          const std::string& options);
 
-/// The folder a run keeps triangulations in, from the environment's values (nullptr = unset):
+/// The folder a run keeps its caches in (triangulations here, parsed profile CSVs in
+/// profile_csv_cache.hpp), from the environment's values (nullptr = unset):
 /// `hetsim_cache_dir` (HETSIM_CACHE_DIR) when set, where "off" or "" means no cache; otherwise
 /// `xdg_cache_home`/hetsim when that is an absolute path (the XDG base-directory rule), otherwise
 /// `home`/.cache/hetsim; "" (no cache) when none applies. On by default because a warm cache is
@@ -37,5 +38,9 @@ std::string triangulation_cache_dir(const char* hetsim_cache_dir, const char* xd
 /// next run triangulates again); returns whether the file was written.
 bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<double, 3>>& points,
                           const std::string& options, const std::vector<Simplex3>& simplices);
+
+/// Writes `bytes` to `path` through a temporary file in the same folder renamed over it, so that
+/// concurrent runs never read half a file; false (and nothing left behind) when that fails.
+bool write_cache_file(const std::string& path, const std::string& bytes);
 
 }  // namespace hetsim::perf_detail

@@ -134,14 +134,23 @@ double GoodputModel::memo_rate(RateMemo& memo, const Cluster& cluster, std::span
   return rate;
 }
 
-double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
-                             double done) const {
+GoodputModel::RateMemo& GoodputModel::memo_of(const JobSpec& job) const {
+  // The type check stays on this path too: a JobSpec whose type changed gets a fresh memo.
+  if (&job == last_job_ && last_memo_->job_type == job.job_type) return *last_memo_;
   RateMemo& memo = rate_memo_[&job];
   if (memo.app == nullptr || memo.job_type != job.job_type) {
     memo = RateMemo{};
     memo.job_type = job.job_type;
     memo.app = app(job.job_type);
   }
+  last_job_ = &job;
+  last_memo_ = &memo;
+  return memo;
+}
+
+double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                             double done) const {
+  RateMemo& memo = memo_of(job);
   const PolluxApplication* a = memo.app;
   if (!a || gpus.empty()) return 0.0;
   const int done_epoch = memo_epoch(memo, *a, done);
@@ -191,7 +200,10 @@ double GoodputModel::next_rate_change(const JobSpec& job, double done) const {
   // rate_at's memo of this job, when it is of this application: no look-up by name, and its epoch.
   const PolluxApplication* a = nullptr;
   int e = 0;
-  if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type) {
+  if (&job == last_job_ && last_memo_->app && last_memo_->job_type == job.job_type) {
+    a = last_memo_->app;
+    e = memo_epoch(*last_memo_, *a, done);
+  } else if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type) {
     a = m->second.app;
     e = memo_epoch(m->second, *a, done);
   } else {

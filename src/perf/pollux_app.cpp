@@ -4,12 +4,15 @@
 #include "hetsim/perf/pollux_app.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
 
 #include "csv_columns.hpp"
+#include "delaunay_cache.hpp"
+#include "profile_csv_cache.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
 
@@ -49,8 +52,10 @@ int whole_count(double value, const std::string& path, std::size_t line, const c
 
 }  // namespace
 
-std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability) {
-  auto csv = read_numeric_csv(path, text);
+namespace {
+
+std::vector<StepSample> step_samples_of(const perf_detail::NumericCsv& csv, bool scalability) {
+  const std::string& path = csv.path;
   // The application's per-GPU batch range is taken from its placements rows.
   if (!scalability && csv.size() == 0) throw InputError(path, 0, "", "no step-time rows (only a header)");
   std::vector<StepSample> out;
@@ -88,8 +93,8 @@ std::vector<StepSample> read_step_samples(const std::string& path, std::string_v
   return out;
 }
 
-ValidationCurve read_validation_curve(const std::string& path, std::string_view text, int batch_size) {
-  auto csv = read_numeric_csv(path, text);
+ValidationCurve validation_curve_of(const perf_detail::NumericCsv& csv, int batch_size) {
+  const std::string& path = csv.path;
   ValidationCurve c;
   c.batch_size = batch_size;
   const std::size_t pr = csv.column("progress"), it = csv.column("iteration"), me = csv.column("metric"),
@@ -108,14 +113,28 @@ ValidationCurve read_validation_curve(const std::string& path, std::string_view 
   return c;
 }
 
+}  // namespace
+
+std::vector<StepSample> read_step_samples(const std::string& path, std::string_view text, bool scalability) {
+  return step_samples_of(read_numeric_csv(path, text), scalability);
+}
+
+ValidationCurve read_validation_curve(const std::string& path, std::string_view text, int batch_size) {
+  return validation_curve_of(read_numeric_csv(path, text), batch_size);
+}
+
 PolluxApplication PolluxApplication::load(const std::string& name, const std::vector<std::string>& roots) {
   std::map<int, ValidationCurve> validation;
   std::map<std::string, StepProfile> profiles;
   std::string tried;
+  // Parsed CSVs are kept between runs in the cache folder (profile_csv_cache.hpp; HETSIM_CACHE_DIR=off: none).
+  const std::string cache_dir = perf_detail::triangulation_cache_dir(std::getenv("HETSIM_CACHE_DIR"),
+                                                                     std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
   for (const std::string& root : roots) {
     fs::path dir = fs::path(root) / name;
     tried += (tried.empty() ? "" : ", ") + dir.string();
     if (!fs::is_directory(dir)) continue;
+    perf_detail::ProfileCsvCache csvs(cache_dir, fs::absolute(dir).lexically_normal().string());
     if (validation.empty()) {
       std::vector<fs::path> files;
       for (const auto& entry : fs::directory_iterator(dir)) {
@@ -132,7 +151,7 @@ PolluxApplication PolluxApplication::load(const std::string& name, const std::ve
         } catch (...) {
           throw InputError(p.string(), 0, "", "file name must be validation-<batch size>.csv");
         }
-        validation[bsz] = read_validation_curve(p.string(), read_file(p.string()), bsz);
+        validation[bsz] = validation_curve_of(csvs.read(p.string()), bsz);
       }
     }
     for (const char* type : {"t4", "a100", "v100", "quadro6000", "rtx2080ti"}) {
@@ -144,12 +163,13 @@ PolluxApplication PolluxApplication::load(const std::string& name, const std::ve
         if (!fs::exists(place)) continue;
         StepProfile prof;
         prof.gpu_type = type;
-        prof.placements = read_step_samples(place.string(), read_file(place.string()), false);
-        if (fs::exists(scal)) prof.scalability = read_step_samples(scal.string(), read_file(scal.string()), true);
+        prof.placements = step_samples_of(csvs.read(place.string()), false);
+        if (fs::exists(scal)) prof.scalability = step_samples_of(csvs.read(scal.string()), true);
         profiles[type] = std::move(prof);
         break;
       }
     }
+    csvs.save();
   }
   return from_profiles(name, std::move(validation), std::move(profiles), "looked in " + tried);
 }

@@ -113,6 +113,12 @@ class GoodputModel final : public ThroughputModel {
   };
   static int memo_epoch(RateMemo& memo, const PolluxApplication& a, double done);
   mutable std::unordered_map<const JobSpec*, RateMemo> rate_memo_;
+  // The memo asked for last: a finish-time walk asks for one job's rate and next change once per
+  // epoch, and the map look-ups were a twentieth of a short run (issue 19). Map nodes never move,
+  // so the pointer stays valid.
+  mutable const JobSpec* last_job_ = nullptr;
+  mutable RateMemo* last_memo_ = nullptr;
+  RateMemo& memo_of(const JobSpec& job) const;
   double memo_rate(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size, int epoch,
                    const JobSpec& job) const;
 };
