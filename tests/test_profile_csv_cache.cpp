@@ -54,6 +54,14 @@ TEST_CASE("profile CSV cache: a second reader gets the stored parse, a changed f
     CHECK(stored.path == csv);
     CHECK(stored.lines == std::vector<std::size_t>{2, 4});
   }
+  {
+    // The same folder spelled another way (a relative path) shares the entry; the path is the one given.
+    const std::string relative = (std::filesystem::relative(folder) / "placements.csv").string();
+    ProfileCsvCache c(cache.string(), std::filesystem::absolute(folder).lexically_normal().string());
+    const auto& stored = c.read(relative);
+    CHECK(stored.values == std::vector<double>{1, 8, 0.25, 2, 16, 0.5});
+    CHECK(stored.path == relative);
+  }
   // A newer modification time: parsed again, and its error names file, line and field.
   std::filesystem::last_write_time(csv, when + std::chrono::seconds(5));
   ProfileCsvCache c(cache.string(), folder.string());
@@ -80,7 +88,7 @@ TEST_CASE("profile CSV cache: no folder means no file, bytes of another folder o
   }
   CHECK(cache_files(root.path) == 0);
 
-  perf_detail::StoredCsv one{csv, 31, 123456789, {}};
+  perf_detail::StoredCsv one{"validation-8.csv", 31, 123456789, {}};
   one.csv.path = csv;
   one.csv.header = {"progress", "metric"};
   one.csv.values = {1.5, 0.25, 3, 0.5};
@@ -89,7 +97,7 @@ TEST_CASE("profile CSV cache: no folder means no file, bytes of another folder o
   std::vector<perf_detail::StoredCsv> back;
   REQUIRE(perf_detail::decode_profile_csvs(folder.string(), bytes, back));
   REQUIRE(back.size() == 1);
-  CHECK(back[0].path == csv);
+  CHECK(back[0].name == "validation-8.csv");
   CHECK(back[0].size == 31);
   CHECK(back[0].mtime_ns == 123456789);
   CHECK(back[0].csv.values == one.csv.values);

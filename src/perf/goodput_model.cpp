@@ -96,7 +96,12 @@ double GoodputModel::rate(const JobSpec& job, const AllocationShape& shape) cons
   const std::string& name = cluster_.gpu_types().at(static_cast<std::size_t>(shape.gpu_type)).name;
   if (!a->profile(name)) return 0.0;
   int per_node = shape.consolidated ? shape.gpu_count : cluster_.max_gpus_per_node(shape.gpu_type);
-  return goodput(*a, name, packed_placement(shape.gpu_count, per_node), default_batch(job, shape.gpu_count), 0);
+  const int batch = default_batch(job, shape.gpu_count);
+  const auto key = std::make_tuple(a, shape.gpu_type, shape.gpu_count, per_node, batch);
+  if (auto it = shape_rates_.find(key); it != shape_rates_.end()) return it->second;
+  const double r = goodput(*a, name, packed_placement(shape.gpu_count, per_node), batch, 0);
+  shape_rates_.emplace(key, r);
+  return r;
 }
 
 // The goodput of `job` (application memo.app) on `gpus` at `epoch`, before rate_at's rules. On GPUs

@@ -13,7 +13,7 @@ namespace hetsim::perf_detail {
 
 namespace {
 
-// Layout: magic, the folder, the CSV count; per CSV its path, size, modification time (ns), header
+// Layout: magic, the folder, the CSV count; per CSV its file name, size, modification time (ns), header
 // cells, row lines and values, each list a u64 count then its items (strings: u64 length, bytes).
 constexpr char kMagic[8] = {'h', 's', 'c', 's', 'v', '0', '0', '1'};
 
@@ -65,9 +65,9 @@ struct Reader {
 
 bool decode_one(Reader& in, StoredCsv& c) {
   std::uint64_t cells = 0;
-  if (!in.get_string(c.path) || !in.get(c.size) || !in.get(c.mtime_ns) || !in.get(cells)) return false;
+  if (!in.get_string(c.name) || !in.get(c.size) || !in.get(c.mtime_ns) || !in.get(cells)) return false;
   if (cells == 0 || cells > in.bytes.size() - in.at) return false;
-  c.csv.path = c.path;
+  c.csv.path = c.name;
   c.csv.header.resize(static_cast<std::size_t>(cells));
   for (std::string& h : c.csv.header)
     if (!in.get_string(h)) return false;
@@ -98,7 +98,7 @@ std::string encode_profile_csvs(const std::string& folder, const std::vector<Sto
   put_string(out, folder);
   put(out, static_cast<std::uint64_t>(csvs.size()));
   for (const StoredCsv& c : csvs) {
-    put_string(out, c.path);
+    put_string(out, c.name);
     put(out, c.size);
     put(out, c.mtime_ns);
     put(out, static_cast<std::uint64_t>(c.csv.header.size()));
@@ -144,16 +144,18 @@ ProfileCsvCache::ProfileCsvCache(std::string cache_dir, std::string folder)
 const NumericCsv& ProfileCsvCache::read(const std::string& path) {
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  const std::string name = std::filesystem::path(path).filename().string();
   const bool known = !cache_dir_.empty() && identity(path, size, mtime_ns);
   if (known)
     for (std::size_t i = 0; i < stored_.size(); ++i)
-      if (stored_[i].path == path && stored_[i].size == size && stored_[i].mtime_ns == mtime_ns) {
+      if (stored_[i].name == name && stored_[i].size == size && stored_[i].mtime_ns == mtime_ns) {
         used_[i] = 1;
+        stored_[i].csv.path = path;
         return stored_[i].csv;
       }
   parsed_ = true;
   // Stored even without a cache folder (never written then): the reference needs an owner.
-  stored_.push_back(StoredCsv{path, size, mtime_ns, read_numeric_csv(path)});
+  stored_.push_back(StoredCsv{name, size, mtime_ns, read_numeric_csv(path)});
   used_.push_back(known ? 1 : 0);
   return stored_.back().csv;
 }

@@ -15,9 +15,11 @@
 
 namespace hetsim::perf_detail {
 
-/// One stored CSV: the file's path, size and modification time when it was parsed, and the result.
+/// One stored CSV: the file's name in its folder, its size and modification time when it was
+/// parsed, and the result. By name, not by the path a run spelled (relative or absolute), so that
+/// runs naming the folder differently share the entry.
 struct StoredCsv {
-  std::string path;
+  std::string name;
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
   NumericCsv csv;
@@ -33,8 +35,9 @@ class ProfileCsvCache {
  public:
   /// The cache of the CSVs of `folder` kept in `cache_dir` ("" = none: every read parses).
   ProfileCsvCache(std::string cache_dir, std::string folder);
-  /// `path` parsed: the stored copy while the file's size and modification time are unchanged,
-  /// otherwise read_numeric_csv(path) (which throws InputError on a bad file; none is stored).
+  /// `path` (a file of the folder) parsed: the stored copy while the file's size and modification
+  /// time are unchanged, otherwise read_numeric_csv(path) (which throws InputError on a bad file;
+  /// none is stored). Its `path` is the one given here, so errors name the file as the run does.
   /// The reference stays valid while the cache lives.
   const NumericCsv& read(const std::string& path);
   /// Stores the CSVs read since construction when any was parsed or a stored one went unused

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -116,6 +117,9 @@ class GoodputModel final : public ThroughputModel {
   // The memo asked for last: a finish-time walk asks for one job's rate and next change once per
   // epoch, and the map look-ups were a twentieth of a short run (issue 19). Map nodes never move,
   // so the pointer stays valid.
+  // rate()'s answers by (application, GPU type, GPU count, GPUs per node, batch): every job of an
+  // application asks the same few at the start of a run (ideal runtimes) and in policies' plans.
+  mutable std::map<std::tuple<const PolluxApplication*, GpuTypeId, int, int, int>, double> shape_rates_;
   mutable const JobSpec* last_job_ = nullptr;
   mutable RateMemo* last_memo_ = nullptr;
   RateMemo& memo_of(const JobSpec& job) const;
