@@ -72,16 +72,19 @@ std::optional<GoodputModel::GoodputStep> GoodputModel::goodput_step(const Pollux
   return GoodputStep{total_s, static_cast<double>(lb.global(replicas))};
 }
 
-double GoodputModel::goodput_at(const PolluxApplication& a, const GoodputStep& step, int epoch) const {
-  const double bs = step.global_batch;
+double GoodputModel::statistical_gain(const PolluxApplication& a, double global_batch, int epoch) {
+  const double bs = global_batch;
   double scale = bs / a.init_batch_size();
   // Gradient statistics are looked up inside the validated range (the split never leaves it for
   // admitted jobs; the clamp only guards rounding).
   double lookup = std::clamp(bs, static_cast<double>(a.init_batch_size()), static_cast<double>(a.max_batch_size()));
   auto [sqr, var] = a.grad_stats(lookup, epoch);
   double denom = var / scale + sqr;
-  double gain = denom > 0 ? (var + sqr) / denom : 1.0;
-  return gain / step.iteration_s;
+  return denom > 0 ? (var + sqr) / denom : 1.0;
+}
+
+double GoodputModel::goodput_at(const PolluxApplication& a, const GoodputStep& step, int epoch) const {
+  return statistical_gain(a, step.global_batch, epoch) / step.iteration_s;
 }
 
 double GoodputModel::goodput(const PolluxApplication& a, const std::string& gpu_type, const Placement& placement,
@@ -119,12 +122,25 @@ double GoodputModel::memo_rate(RateMemo& memo, const Cluster& cluster, std::span
       const std::string& name = cluster.gpu_types()[static_cast<std::size_t>(first)].name;
       memo.profiled = a.profile(name) != nullptr;
       if (memo.profiled) memo.step = goodput_step(a, name, placement_of(cluster, gpus), b);
+      if (memo.step) {
+        memo.gains = &gains_[{&a, memo.step->global_batch}];
+        if (memo.gains->empty()) memo.gains->assign(static_cast<std::size_t>(std::max(a.max_epochs(), 1)), std::numeric_limits<double>::quiet_NaN());
+      }
     }
   }
   if (memo.one_type) {
     if (!memo.profiled) return 0.0;
-    // The same expression as the loop below over one type.
-    return std::min(std::numeric_limits<double>::infinity(), memo.step ? goodput_at(a, *memo.step, epoch) : 0.0);
+    if (!memo.step) return 0.0;
+    // The same expression as the loop below over one type: goodput_at, its gain kept in gains_.
+    double gain = 0.0;
+    if (epoch >= 0 && static_cast<std::size_t>(epoch) < memo.gains->size()) {
+      double& known = (*memo.gains)[static_cast<std::size_t>(epoch)];
+      if (std::isnan(known)) known = statistical_gain(a, memo.step->global_batch, epoch);
+      gain = known;
+    } else {
+      gain = statistical_gain(a, memo.step->global_batch, epoch);
+    }
+    return std::min(std::numeric_limits<double>::infinity(), gain / memo.step->iteration_s);
   }
   Placement p = placement_of(cluster, gpus);
   // A job spanning GPU types runs at the pace of its slowest type (synchronous data parallelism).

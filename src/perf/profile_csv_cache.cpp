@@ -1,7 +1,6 @@
 #include "profile_csv_cache.hpp"
 
 #include <cstring>
-#include <iterator>
 #include <filesystem>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -137,7 +136,7 @@ ProfileCsvCache::ProfileCsvCache(std::string cache_dir, std::string folder)
   }
   std::vector<StoredCsv> stored;
   decode_profile_csvs(folder_, bytes, stored);
-  stored_.assign(std::make_move_iterator(stored.begin()), std::make_move_iterator(stored.end()));
+  for (StoredCsv& c : stored) stored_.push_back(std::move(c));
   used_.assign(stored_.size(), 0);
 }
 

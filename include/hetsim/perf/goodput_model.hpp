@@ -107,6 +107,8 @@ class GoodputModel final : public ThroughputModel {
     bool one_type = false;
     bool profiled = false;
     std::optional<GoodputStep> step;
+    // The statistical-efficiency gains of the step's application and global batch (gains_).
+    std::vector<double>* gains = nullptr;
     // The epoch of the last progress asked about and its progress interval [epoch_lo, epoch_hi):
     // a job's progress stays inside one epoch for many look-ups, so epoch_of's search is skipped.
     int epoch = -1;
@@ -120,6 +122,11 @@ class GoodputModel final : public ThroughputModel {
   // rate()'s answers by (application, GPU type, GPU count, GPUs per node, batch): every job of an
   // application asks the same few at the start of a run (ideal runtimes) and in policies' plans.
   mutable std::map<std::tuple<const PolluxApplication*, GpuTypeId, int, int, int>, double> shape_rates_;
+  // goodput_at's statistical efficiency per (application, global batch) and epoch (NaN: not yet):
+  // it depends on nothing else, while a job's rate memo starts afresh at every start (new GPUs)
+  // and the finish-time walk asks it for every remaining epoch (issue 19).
+  mutable std::map<std::pair<const PolluxApplication*, double>, std::vector<double>> gains_;
+  static double statistical_gain(const PolluxApplication& a, double global_batch, int epoch);
   mutable const JobSpec* last_job_ = nullptr;
   mutable RateMemo* last_memo_ = nullptr;
   RateMemo& memo_of(const JobSpec& job) const;
