@@ -17,6 +17,7 @@
 #include "hetsim/util/json_file.hpp"
 #include "hetsim/util/output_file.hpp"
 #include "portable_paths.hpp"
+#include "hetsim/util/exact_whole.hpp"
 
 namespace hetsim {
 namespace {
@@ -79,7 +80,7 @@ Json whole_number_as_integer(const Json& value, const std::string& spec_path, co
   if (!value.is_number_float()) return value;
   const double d = value.get<double>();
   if (!std::isfinite(d) || std::floor(d) != d) return value;
-  if (std::fabs(d) > 9007199254740992.0)  // 2^53
+  if (std::fabs(d) > kExactWholeDoubleLimit)
     throw InputError(spec_path, 0, field, fmt::format("an integer out of range: {}", value.dump()));
   return Json(static_cast<std::int64_t>(d));
 }

@@ -15,6 +15,7 @@
 #include "profile_csv_cache.hpp"
 #include "hetsim/util/error.hpp"
 #include "hetsim/util/parse.hpp"
+#include "hetsim/util/exact_whole.hpp"
 
 namespace hetsim {
 namespace fs = std::filesystem;
@@ -75,7 +76,7 @@ std::vector<StepSample> step_samples_of(const perf_detail::NumericCsv& csv, bool
       if (!(p >= 1.0) || p != std::floor(p))
         throw InputError(path, csv.lines[i], "placement", "expected GPUs per node as digits (e.g. 1111)");
       // Whole numbers below 2^53 print as their integer ("{:.0f}" gives the same digits).
-      s.placement = p < 9007199254740992.0 ? std::to_string(static_cast<long long>(p)) : fmt::format("{:.0f}", p);
+      s.placement = p < kExactWholeDoubleLimit ? std::to_string(static_cast<long long>(p)) : fmt::format("{:.0f}", p);
       s.num_nodes = static_cast<int>(s.placement.size());
       for (char c : s.placement) s.num_replicas += c - '0';
     }

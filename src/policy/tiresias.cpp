@@ -41,6 +41,7 @@
 #include "hetsim/util/error.hpp"
 #include "node_pool.hpp"
 #include "prefix_sums.hpp"
+#include "hetsim/util/exact_whole.hpp"
 
 namespace hetsim {
 namespace {
@@ -225,7 +226,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
   // run_s x gpus >= the threshold, compared in doubles as the simulator does; false beyond 2^53 s.
   bool demotion_time(const JobState& s, int gpus, long long& at_s) const {
     const double need = threshold_gpu_s_ / gpus;
-    if (!(need <= 9007199254740992.0)) return false;
+    if (!(need <= kExactWholeDoubleLimit)) return false;
     auto r = static_cast<long long>(std::ceil(need));
     while (r > 0 && static_cast<double>(r - 1) * gpus >= threshold_gpu_s_) --r;
     while (static_cast<double>(r) * gpus < threshold_gpu_s_) ++r;
@@ -260,7 +261,7 @@ class TiresiasPolicy final : public SchedulingPolicy {
     // Promoted at the first pass with waited >= run_s x factor (compared as the simulator does,
     // in doubles); beyond 2^53 s no simulated time gets there.
     const double bound = static_cast<double>(s.run_s) * starvation_;
-    if (s.queue != 1 || !(starvation_ > 0) || !(bound <= 9007199254740992.0)) return;
+    if (s.queue != 1 || !(starvation_ > 0) || !(bound <= kExactWholeDoubleLimit)) return;
     auto need = static_cast<long long>(std::ceil(bound));
     while (need > 0 && static_cast<double>(need - 1) >= bound) --need;
     while (static_cast<double>(need) < bound) ++need;

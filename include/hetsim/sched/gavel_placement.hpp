@@ -54,7 +54,6 @@ class GavelPlacement {
   std::vector<char> assigned_;                // [GPU]: taken this type; all 0 between types
   std::vector<GpuId> marked_;                 // the GPUs set in assigned_, to clear them
   std::vector<std::size_t> front_;            // [server of the type]: next GPU to try
-  std::vector<int> sizes_;
   std::vector<RoundPlacement> pool_;          // entries [0, used_) hold this round's placements
   std::size_t used_ = 0;
   std::vector<int> entry_of_job_;             // [job]: index in pool_, -1 = none
