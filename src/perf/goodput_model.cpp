@@ -169,22 +169,25 @@ GoodputModel::RateMemo& GoodputModel::memo_of(const JobSpec& job) const {
   return memo;
 }
 
-double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
-                             double done) const {
-  RateMemo& memo = memo_of(job);
+// Forgets the memo's goodputs when the job's GPUs, batch or cluster are not those it was made for.
+void GoodputModel::key_memo(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size) const {
+  if (memo.batch_size == batch_size && memo.cluster == &cluster &&
+      std::equal(gpus.begin(), gpus.end(), memo.gpus.begin(), memo.gpus.end()))
+    return;
+  memo.cluster = &cluster;
+  memo.gpus.assign(gpus.begin(), gpus.end());
+  memo.batch_size = batch_size;
+  memo.by_epoch.assign(static_cast<std::size_t>(std::max(memo.app->max_epochs(), 1)), std::numeric_limits<double>::quiet_NaN());
+  memo.step_known = false;
+  memo.step.reset();
+}
+
+// rate_at on a memo of this job (application known, GPUs not empty) keyed to these GPUs and batch.
+double GoodputModel::rate_in(RateMemo& memo, const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                             int batch_size, double done) const {
   const PolluxApplication* a = memo.app;
-  if (!a || gpus.empty()) return 0.0;
   const int done_epoch = memo_epoch(memo, *a, done);
   int epoch = std::min(done_epoch, a->max_epochs() - 1);
-  if (memo.batch_size != batch_size || memo.cluster != &cluster ||
-      !std::equal(gpus.begin(), gpus.end(), memo.gpus.begin(), memo.gpus.end())) {
-    memo.cluster = &cluster;
-    memo.gpus.assign(gpus.begin(), gpus.end());
-    memo.batch_size = batch_size;
-    memo.by_epoch.assign(static_cast<std::size_t>(std::max(a->max_epochs(), 1)), std::numeric_limits<double>::quiet_NaN());
-    memo.step_known = false;
-    memo.step.reset();
-  }
   double rate = 0.0;
   if (epoch >= 0 && static_cast<std::size_t>(epoch) < memo.by_epoch.size()) {
     double& known = memo.by_epoch[static_cast<std::size_t>(epoch)];
@@ -204,6 +207,62 @@ double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::sp
     }
   }
   return rate;
+}
+
+double GoodputModel::rate_at(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                             double done) const {
+  RateMemo& memo = memo_of(job);
+  if (!memo.app || gpus.empty()) return 0.0;
+  key_memo(memo, cluster, gpus, batch_size);
+  return rate_in(memo, job, cluster, gpus, batch_size, done);
+}
+
+// next_rate_change on the job's memo (application known).
+double GoodputModel::next_change_in(RateMemo& memo, double done) {
+  const int e = memo_epoch(memo, *memo.app, done);
+  if (e >= memo.app->max_epochs()) return std::numeric_limits<double>::infinity();
+  return memo.app->progress_at_epoch(e + 1);
+}
+
+// The base class's walks with the job's memo looked up and keyed once, not at every epoch: the
+// same rate_in and next_change_in values in the same order, so the same arithmetic bit for bit.
+double GoodputModel::integrate_progress(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                        int batch_size, double done, double seconds) const {
+  if (!(seconds > 0.0 && done < job.work)) return done;
+  RateMemo& memo = memo_of(job);
+  if (!memo.app || gpus.empty()) return done;  // rate 0: no progress
+  key_memo(memo, cluster, gpus, batch_size);
+  while (seconds > 0.0 && done < job.work) {
+    double r = rate_in(memo, job, cluster, gpus, batch_size, done);
+    if (!(r > 0.0)) break;
+    double bp = std::min(next_change_in(memo, done), job.work);
+    double need = (bp - done) / r;
+    if (need <= seconds) {
+      done = bp;
+      seconds -= need;
+    } else {
+      done += r * seconds;
+      seconds = 0.0;
+    }
+  }
+  return done;
+}
+
+double GoodputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                      int batch_size, double done) const {
+  if (!(done < job.work)) return 0.0;
+  RateMemo& memo = memo_of(job);
+  if (!memo.app || gpus.empty()) return std::numeric_limits<double>::infinity();
+  key_memo(memo, cluster, gpus, batch_size);
+  double seconds = 0.0;
+  while (done < job.work) {
+    double r = rate_in(memo, job, cluster, gpus, batch_size, done);
+    if (!(r > 0.0)) return std::numeric_limits<double>::infinity();
+    double bp = std::min(next_change_in(memo, done), job.work);
+    seconds += (bp - done) / r;
+    done = bp;
+  }
+  return seconds;
 }
 
 int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double done) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace hetsim {
 
@@ -32,12 +33,12 @@ double ThroughputModel::rate_on(const JobSpec& job, const Cluster& cluster, std:
   return slowest;
 }
 
-double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
-                      std::span<const GpuId> gpus, int batch_size, double done, double seconds) {
+double ThroughputModel::integrate_progress(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                           int batch_size, double done, double seconds) const {
   while (seconds > 0.0 && done < job.work) {
-    double r = model.rate_at(job, cluster, gpus, batch_size, done);
+    double r = rate_at(job, cluster, gpus, batch_size, done);
     if (!(r > 0.0)) break;
-    double bp = std::min(model.next_rate_change(job, done), job.work);
+    double bp = std::min(next_rate_change(job, done), job.work);
     double need = (bp - done) / r;
     if (need <= seconds) {
       done = bp;
@@ -50,17 +51,27 @@ double progress_after(const ThroughputModel& model, const JobSpec& job, const Cl
   return done;
 }
 
-double seconds_to_finish(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
-                         std::span<const GpuId> gpus, int batch_size, double done) {
+double ThroughputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                         int batch_size, double done) const {
   double seconds = 0.0;
   while (done < job.work) {
-    double r = model.rate_at(job, cluster, gpus, batch_size, done);
+    double r = rate_at(job, cluster, gpus, batch_size, done);
     if (!(r > 0.0)) return std::numeric_limits<double>::infinity();
-    double bp = std::min(model.next_rate_change(job, done), job.work);
+    double bp = std::min(next_rate_change(job, done), job.work);
     seconds += (bp - done) / r;
     done = bp;
   }
   return seconds;
+}
+
+double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                      std::span<const GpuId> gpus, int batch_size, double done, double seconds) {
+  return model.integrate_progress(job, cluster, gpus, batch_size, done, seconds);
+}
+
+double seconds_to_finish(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
+                         std::span<const GpuId> gpus, int batch_size, double done) {
+  return model.time_to_finish_s(job, cluster, gpus, batch_size, done);
 }
 
 }  // namespace hetsim

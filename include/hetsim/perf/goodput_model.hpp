@@ -52,6 +52,10 @@ class GoodputModel final : public ThroughputModel {
   /// Whole-second epochs on (default) or off (exact progress, the rate is the goodput itself).
   void set_whole_second_epochs(bool on) { whole_second_epochs_ = on; }
   double next_rate_change(const JobSpec& job, double done) const override;
+  double integrate_progress(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                            double done, double seconds) const override;
+  double time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size,
+                          double done) const override;
   /// Unknown application, batch size outside the validated range, or no step profile for any GPU
   /// type of the cluster.
   std::optional<std::string> check_job(const JobSpec& job, const Cluster& cluster) const override;
@@ -130,6 +134,10 @@ class GoodputModel final : public ThroughputModel {
   mutable const JobSpec* last_job_ = nullptr;
   mutable RateMemo* last_memo_ = nullptr;
   RateMemo& memo_of(const JobSpec& job) const;
+  void key_memo(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size) const;
+  double rate_in(RateMemo& memo, const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                 int batch_size, double done) const;
+  static double next_change_in(RateMemo& memo, double done);
   double memo_rate(RateMemo& memo, const Cluster& cluster, std::span<const GpuId> gpus, int batch_size, int epoch,
                    const JobSpec& job) const;
 };

@@ -60,6 +60,13 @@ class ThroughputModel {
     (void)done;
     return std::numeric_limits<double>::infinity();
   }
+  /// progress_after() and seconds_to_finish() (below, which call these): the piecewise walk over
+  /// rate_at() and next_rate_change(). A model may answer with the same arithmetic faster (the
+  /// goodput model looks the job's memo up once per walk instead of twice per epoch, issue 19).
+  virtual double integrate_progress(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                    int batch_size, double done, double seconds) const;
+  virtual double time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
+                                  int batch_size, double done) const;
   /// What the job on `gpus` asks of shared links (NICs, uplinks), for the shared-network model
   /// (`--network shared`); nullopt when the model does not price communication over the topology
   /// or the job uses no shared link. Such jobs never slow down from sharing. At speed 1 a demand
