@@ -267,6 +267,17 @@ double GoodputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster
 
 int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double done) {
   if (memo.epoch >= 0 && done >= memo.epoch_lo && done < memo.epoch_hi) return memo.epoch;
+  // A walk steps from one epoch's upper boundary into the next epoch: check that one before searching.
+  if (memo.epoch >= 0 && memo.epoch < a.max_epochs() && done >= memo.epoch_hi) {
+    const int e = memo.epoch + 1;
+    const double hi = e >= a.max_epochs() ? std::numeric_limits<double>::infinity() : a.progress_at_epoch(e + 1);
+    if (done < hi) {
+      memo.epoch = e;
+      memo.epoch_lo = memo.epoch_hi;  // progress_at_epoch(e)
+      memo.epoch_hi = hi;
+      return e;
+    }
+  }
   // epoch_of(done) == e means progress_at_epoch(e) <= done < progress_at_epoch(e + 1) (epoch 0:
   // anything below the first boundary; the last epoch: anything from its boundary on).
   const int e = a.epoch_of(done);
