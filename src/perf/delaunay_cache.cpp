@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_bytes.hpp"
+
 extern "C" {
 #include <libqhull_r/libqhull_r.h>
 }
@@ -23,22 +25,6 @@ namespace {
 // magic, then the Qhull version and the options as counted strings, the point count and the
 // points' doubles, the tetrahedron count and their int32 indices.
 constexpr char kMagic[8] = {'h', 's', 'd', 'e', 'l', '3', 'v', '1'};
-
-std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t size) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ULL;
-  return h;
-}
-
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void put_string(std::string& out, const std::string& s) {
-  put(out, static_cast<std::uint64_t>(s.size()));
-  out += s;
-}
 
 // The bytes of a file up to its tetrahedra, which must equal what is expected before any
 // tetrahedron is believed.

@@ -12,6 +12,7 @@
 #include "delaunay_cache.hpp"
 #include "hetsim/perf/pollux_fit.hpp"
 #include "hetsim/util/error.hpp"
+#include "progress_walk.hpp"
 
 namespace hetsim {
 
@@ -232,20 +233,9 @@ double GoodputModel::integrate_progress(const JobSpec& job, const Cluster& clust
   RateMemo& memo = memo_of(job);
   if (!memo.app || gpus.empty()) return done;  // rate 0: no progress
   key_memo(memo, cluster, gpus, batch_size);
-  while (seconds > 0.0 && done < job.work) {
-    double r = rate_in(memo, job, cluster, gpus, batch_size, done);
-    if (!(r > 0.0)) break;
-    double bp = std::min(next_change_in(memo, done), job.work);
-    double need = (bp - done) / r;
-    if (need <= seconds) {
-      done = bp;
-      seconds -= need;
-    } else {
-      done += r * seconds;
-      seconds = 0.0;
-    }
-  }
-  return done;
+  return perf_detail::walk_progress(
+      job.work, done, seconds, [&](double d) { return rate_in(memo, job, cluster, gpus, batch_size, d); },
+      [&](double d) { return next_change_in(memo, d); });
 }
 
 double GoodputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
@@ -254,15 +244,9 @@ double GoodputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster
   RateMemo& memo = memo_of(job);
   if (!memo.app || gpus.empty()) return std::numeric_limits<double>::infinity();
   key_memo(memo, cluster, gpus, batch_size);
-  double seconds = 0.0;
-  while (done < job.work) {
-    double r = rate_in(memo, job, cluster, gpus, batch_size, done);
-    if (!(r > 0.0)) return std::numeric_limits<double>::infinity();
-    double bp = std::min(next_change_in(memo, done), job.work);
-    seconds += (bp - done) / r;
-    done = bp;
-  }
-  return seconds;
+  return perf_detail::walk_to_finish(
+      job.work, done, [&](double d) { return rate_in(memo, job, cluster, gpus, batch_size, d); },
+      [&](double d) { return next_change_in(memo, d); });
 }
 
 int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double done) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include "cache_bytes.hpp"
 #include "delaunay_cache.hpp"
 #include "hetsim/util/parse.hpp"
 
@@ -15,22 +16,6 @@ namespace {
 // Layout: magic, the folder, the CSV count; per CSV its file name, size, modification time (ns), header
 // cells, row lines and values, each list a u64 count then its items (strings: u64 length, bytes).
 constexpr char kMagic[8] = {'h', 's', 'c', 's', 'v', '0', '0', '1'};
-
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void put_string(std::string& out, const std::string& s) {
-  put(out, static_cast<std::uint64_t>(s.size()));
-  out += s;
-}
-
-template <class T>
-void put_vector(std::string& out, const std::vector<T>& v) {
-  put(out, static_cast<std::uint64_t>(v.size()));
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
 
 // Reads from a byte string; every read checks the bytes left, so damaged input only fails.
 struct Reader {
@@ -85,8 +70,7 @@ bool identity(const std::string& path, std::uint64_t& size, std::int64_t& mtime_
 
 // The cache file of a folder: named by a hash of the folder's path (which the file also records).
 std::string file_of(const std::string& cache_dir, const std::string& folder) {
-  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a
-  for (unsigned char ch : folder) h = (h ^ ch) * 1099511628211ULL;
+  const std::uint64_t h = fnv1a(14695981039346656037ULL, folder.data(), folder.size());
   return (std::filesystem::path(cache_dir) / fmt::format("profiles-{:016x}.bin", h)).string();
 }
 

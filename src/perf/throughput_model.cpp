@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "progress_walk.hpp"
+
 namespace hetsim {
 
 AllocationShape shape_of(const Cluster& cluster, std::span<const GpuId> gpus) {
@@ -35,33 +37,16 @@ double ThroughputModel::rate_on(const JobSpec& job, const Cluster& cluster, std:
 
 double ThroughputModel::integrate_progress(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
                                            int batch_size, double done, double seconds) const {
-  while (seconds > 0.0 && done < job.work) {
-    double r = rate_at(job, cluster, gpus, batch_size, done);
-    if (!(r > 0.0)) break;
-    double bp = std::min(next_rate_change(job, done), job.work);
-    double need = (bp - done) / r;
-    if (need <= seconds) {
-      done = bp;
-      seconds -= need;
-    } else {
-      done += r * seconds;
-      seconds = 0.0;
-    }
-  }
-  return done;
+  return perf_detail::walk_progress(
+      job.work, done, seconds, [&](double d) { return rate_at(job, cluster, gpus, batch_size, d); },
+      [&](double d) { return next_rate_change(job, d); });
 }
 
 double ThroughputModel::time_to_finish_s(const JobSpec& job, const Cluster& cluster, std::span<const GpuId> gpus,
                                          int batch_size, double done) const {
-  double seconds = 0.0;
-  while (done < job.work) {
-    double r = rate_at(job, cluster, gpus, batch_size, done);
-    if (!(r > 0.0)) return std::numeric_limits<double>::infinity();
-    double bp = std::min(next_rate_change(job, done), job.work);
-    seconds += (bp - done) / r;
-    done = bp;
-  }
-  return seconds;
+  return perf_detail::walk_to_finish(
+      job.work, done, [&](double d) { return rate_at(job, cluster, gpus, batch_size, d); },
+      [&](double d) { return next_rate_change(job, d); });
 }
 
 double progress_after(const ThroughputModel& model, const JobSpec& job, const Cluster& cluster,
