@@ -1,16 +1,16 @@
 // hetsim: command-line entry point. Parses the subcommand, runs it, and maps errors to exit codes
 // (InputError, and JSON errors from input files -> 2 with the message; anything else -> 1).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
 #include <exception>
-#include <functional>
 #include <filesystem>
 #include <fmt/core.h>
+#include <functional>
 #include <malloc.h>
-#include <sys/mman.h>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <sys/mman.h>
 #include <vector>
 
 #include "commands.hpp"

@@ -1,6 +1,7 @@
 #include "delaunay_cache.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -105,6 +106,10 @@ std::string triangulation_cache_dir(const char* hetsim_cache_dir, const char* xd
   if (xdg_cache_home && xdg_cache_home[0] == '/') return (std::filesystem::path(xdg_cache_home) / "hetsim").string();
   if (home && home[0] != '\0') return (std::filesystem::path(home) / ".cache" / "hetsim").string();
   return {};
+}
+
+std::string run_cache_dir() {
+  return triangulation_cache_dir(std::getenv("HETSIM_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
 }
 
 bool write_delaunay_cache(const std::string& dir, const std::vector<std::array<double, 3>>& points,

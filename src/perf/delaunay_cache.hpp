@@ -32,6 +32,9 @@ std::optional<std::vector<Simplex3>> read_delaunay_cache(const std::string& dir,
 /// half of a short Pollux run's CPU time (issue 19), and a folder that cannot be written only
 /// means triangulating again.
 std::string triangulation_cache_dir(const char* hetsim_cache_dir, const char* xdg_cache_home, const char* home);
+/// triangulation_cache_dir of this process's HETSIM_CACHE_DIR, XDG_CACHE_HOME and HOME: the one
+/// place the cache folder is read from the environment.
+std::string run_cache_dir();
 
 /// Stores the tetrahedra (written to a temporary file, then renamed, so that concurrent runs never
 /// read half a file). Best effort: a folder that cannot be created or written is left alone (the

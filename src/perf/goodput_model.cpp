@@ -273,19 +273,13 @@ int GoodputModel::memo_epoch(RateMemo& memo, const PolluxApplication& a, double 
 
 double GoodputModel::next_rate_change(const JobSpec& job, double done) const {
   // rate_at's memo of this job, when it is of this application: no look-up by name, and its epoch.
-  const PolluxApplication* a = nullptr;
-  int e = 0;
-  if (&job == last_job_ && last_memo_->app && last_memo_->job_type == job.job_type) {
-    a = last_memo_->app;
-    e = memo_epoch(*last_memo_, *a, done);
-  } else if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type) {
-    a = m->second.app;
-    e = memo_epoch(m->second, *a, done);
-  } else {
-    a = app(job.job_type);
-    if (!a) return std::numeric_limits<double>::infinity();
-    e = a->epoch_of(done);
-  }
+  if (&job == last_job_ && last_memo_->app && last_memo_->job_type == job.job_type)
+    return next_change_in(*last_memo_, done);
+  if (auto m = rate_memo_.find(&job); m != rate_memo_.end() && m->second.app && m->second.job_type == job.job_type)
+    return next_change_in(m->second, done);
+  const PolluxApplication* a = app(job.job_type);
+  if (!a) return std::numeric_limits<double>::infinity();
+  const int e = a->epoch_of(done);
   if (e >= a->max_epochs()) return std::numeric_limits<double>::infinity();
   return a->progress_at_epoch(e + 1);
 }
@@ -323,8 +317,7 @@ std::unique_ptr<GoodputModel> load_goodput_model(const Cluster& cluster, const W
     // The folder of Delaunay triangulations kept between runs (docs/models.md; on by default,
     // HETSIM_CACHE_DIR=off turns it off): Qhull's build is most of a short run's CPU time, and a
     // pure function of the profiles.
-    steps = std::make_unique<PolluxTableStepModel>(perf_detail::triangulation_cache_dir(
-        std::getenv("HETSIM_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")));
+    steps = std::make_unique<PolluxTableStepModel>(perf_detail::run_cache_dir());
   } else if (step_model == "pollux-fit") {
     steps = std::make_unique<PolluxFitStepModel>(apps);
   } else {

@@ -4,7 +4,6 @@
 #include "hetsim/perf/pollux_app.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -129,8 +128,7 @@ PolluxApplication PolluxApplication::load(const std::string& name, const std::ve
   std::map<std::string, StepProfile> profiles;
   std::string tried;
   // Parsed CSVs are kept between runs in the cache folder (profile_csv_cache.hpp; HETSIM_CACHE_DIR=off: none).
-  const std::string cache_dir = perf_detail::triangulation_cache_dir(std::getenv("HETSIM_CACHE_DIR"),
-                                                                     std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  const std::string cache_dir = perf_detail::run_cache_dir();
   for (const std::string& root : roots) {
     fs::path dir = fs::path(root) / name;
     tried += (tried.empty() ? "" : ", ") + dir.string();

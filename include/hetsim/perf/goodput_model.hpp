@@ -120,9 +120,6 @@ class GoodputModel final : public ThroughputModel {
   };
   static int memo_epoch(RateMemo& memo, const PolluxApplication& a, double done);
   mutable std::unordered_map<const JobSpec*, RateMemo> rate_memo_;
-  // The memo asked for last: a finish-time walk asks for one job's rate and next change once per
-  // epoch, and the map look-ups were a twentieth of a short run (issue 19). Map nodes never move,
-  // so the pointer stays valid.
   // rate()'s answers by (application, GPU type, GPU count, GPUs per node, batch): every job of an
   // application asks the same few at the start of a run (ideal runtimes) and in policies' plans.
   mutable std::map<std::tuple<const PolluxApplication*, GpuTypeId, int, int, int>, double> shape_rates_;
@@ -131,6 +128,9 @@ class GoodputModel final : public ThroughputModel {
   // and the finish-time walk asks it for every remaining epoch (issue 19).
   mutable std::map<std::pair<const PolluxApplication*, double>, std::vector<double>> gains_;
   static double statistical_gain(const PolluxApplication& a, double global_batch, int epoch);
+  // The memo asked for last: a finish-time walk asks for one job's rate and next change once per
+  // epoch, and the map look-ups were a twentieth of a short run (issue 19). Map nodes never move,
+  // so the pointer stays valid.
   mutable const JobSpec* last_job_ = nullptr;
   mutable RateMemo* last_memo_ = nullptr;
   RateMemo& memo_of(const JobSpec& job) const;
