@@ -230,3 +230,61 @@ TEST_CASE("MIP: limits and start points are checked") {
   k.lp.set_mip_start({});
   CHECK(k.lp.solve().objective == Approx(-10.27).margin(1e-6));
 }
+
+TEST_CASE("MIP: an optimum oracle ends the search; the incumbent is kept when it is already optimal") {
+  Knapsack full = hard_knapsack();
+  const LpResult searched = full.lp.solve();
+  REQUIRE(searched.usable());  // Feasible: it stops within the relative gap (1e-4)
+  REQUIRE(searched.objective == Approx(-10.27).margin(1e-6));
+  REQUIRE(searched.nodes > 2);
+
+  // The oracle's point becomes the incumbent when the start (nothing placed, 0) is worse.
+  Knapsack k = hard_knapsack();
+  k.lp.set_mip_start(std::vector<double>(k.vars.size(), 0.0));
+  std::optional<double> seen;
+  int asked = 0;
+  k.lp.set_optimum_oracle(
+      [&](std::optional<double> incumbent) -> std::optional<LinearProgram::MipOptimum> {
+        ++asked;
+        seen = incumbent;
+        return LinearProgram::MipOptimum{searched.objective, searched.x};
+      },
+      0);
+  const LpResult told = k.lp.solve();
+  REQUIRE(told.status == LpResult::Status::Optimal);
+  CHECK(asked == 1);
+  REQUIRE(seen);
+  CHECK(*seen == 0.0);  // the start: GLPK's root found nothing better here
+  CHECK(told.objective == Approx(-10.27).margin(1e-6));
+  CHECK(told.x == searched.x);  // the oracle's point
+  CHECK(told.nodes < searched.nodes);
+  CHECK_FALSE(told.node_limit_hit);
+
+  // Told the value only, the search stops at the first incumbent that has it.
+  Knapsack v = hard_knapsack();
+  v.lp.set_optimum_oracle([&](std::optional<double>) { return LinearProgram::MipOptimum{-10.27, {}}; }, 0);
+  const LpResult valued = v.lp.solve();
+  REQUIRE(valued.status == LpResult::Status::Optimal);
+  CHECK(valued.objective == Approx(-10.27).margin(1e-6));
+  CHECK(valued.nodes <= searched.nodes);
+}
+
+TEST_CASE("MIP: an oracle's point that breaks a constraint or its own value is ignored; no answer changes nothing") {
+  Knapsack full = hard_knapsack();
+  const LpResult searched = full.lp.solve();
+  std::vector<double> broken(searched.x.size(), 1.0);  // every job on every type
+  std::vector<double> right = searched.x;
+  for (auto& [x, value] : {std::pair{broken, -10.27}, std::pair{right, -11.0}}) {
+    Knapsack k = hard_knapsack();
+    k.lp.set_optimum_oracle([&](std::optional<double>) { return LinearProgram::MipOptimum{value, x}; }, 0);
+    const LpResult r = k.lp.solve();
+    REQUIRE(r.status == searched.status);
+    CHECK(r.objective == Approx(-10.27).margin(1e-6));
+    CHECK(r.nodes == searched.nodes);  // the search ran as without an oracle
+  }
+  Knapsack none = hard_knapsack();
+  none.lp.set_optimum_oracle([](std::optional<double>) { return std::optional<LinearProgram::MipOptimum>{}; }, 0);
+  const LpResult r = none.lp.solve();
+  CHECK(r.x == searched.x);
+  CHECK(r.nodes == searched.nodes);
+}

@@ -53,9 +53,44 @@ struct MipHook {
   const std::vector<double>* start = nullptr;  // 0-based, empty = none
   bool start_offered = false;
   bool node_limit_hit = false;
-  bool proven_by_step = false;
+  bool proven = false;  // by the objective step or the optimum oracle
+  const LinearProgram::OptimumOracle* oracle = nullptr;
+  long long oracle_after_nodes = 0;
+  bool oracle_asked = false;
+  std::optional<LinearProgram::MipOptimum> optimum;  // the oracle's answer
+  bool optimum_offered = false;
   long long nodes = 0;
 };
+
+// Asks the oracle once the search is past `oracle_after_nodes`; true when the incumbent then has
+// the optimal value it gave (see LinearProgram::set_optimum_oracle).
+bool reached_optimum(glp_tree* tree, MipHook& hook, int total) {
+  glp_prob* prob = glp_ios_get_prob(tree);
+  if (!hook.oracle_asked) {
+    // Asked where its point can be offered at once (GLPK takes heuristic solutions only at
+    // GLP_IHEUR), and once there is an incumbent: its value lets an oracle prune (type_packing.hpp).
+    if (total <= hook.oracle_after_nodes || glp_ios_reason(tree) != GLP_IHEUR || glp_mip_status(prob) != GLP_FEAS)
+      return false;
+    hook.oracle_asked = true;
+    hook.optimum = (*hook.oracle)(glp_mip_obj_val(prob));
+  }
+  if (!hook.optimum || glp_mip_status(prob) != GLP_FEAS) return false;
+  const double value = hook.optimum->objective;
+  const double tolerance = hook.objective_step > 0.0 ? hook.objective_step / 2.0 : 1e-9 * std::max(1.0, std::abs(value));
+  const double above = hook.minimize ? glp_mip_obj_val(prob) - value : value - glp_mip_obj_val(prob);
+  return above < tolerance;
+}
+
+// Offers the oracle's point as a heuristic solution (GLPK takes those only at GLP_IHEUR, where
+// the oracle is asked).
+bool offer_optimum(glp_tree* tree, MipHook& hook) {
+  if (hook.optimum_offered || !hook.optimum || hook.optimum->x.empty() || glp_ios_reason(tree) != GLP_IHEUR) return false;
+  hook.optimum_offered = true;
+  std::vector<double> x1(hook.optimum->x.size() + 1, 0.0);  // 1-based for GLPK
+  std::copy(hook.optimum->x.begin(), hook.optimum->x.end(), x1.begin() + 1);
+  glp_ios_heur_sol(tree, x1.data());
+  return true;
+}
 
 void mip_hook(glp_tree* tree, void* info) {
   auto& hook = *static_cast<MipHook*>(info);
@@ -72,10 +107,19 @@ void mip_hook(glp_tree* tree, void* info) {
       const double incumbent = glp_mip_obj_val(prob), bound = glp_ios_node_bound(tree, best);
       const double room = hook.minimize ? incumbent - bound : bound - incumbent;
       if (room < hook.objective_step * (1.0 - 1e-6)) {
-        hook.proven_by_step = true;
+        hook.proven = true;
         glp_ios_terminate(tree);
         return;
       }
+    }
+  }
+  if (hook.oracle && *hook.oracle) {
+    bool reached = reached_optimum(tree, hook, total);
+    if (!reached && offer_optimum(tree, hook)) reached = reached_optimum(tree, hook, total);
+    if (reached) {
+      hook.proven = true;
+      glp_ios_terminate(tree);
+      return;
     }
   }
   if (reason == GLP_IHEUR && !hook.start_offered && hook.start && !hook.start->empty()) {
@@ -277,19 +321,36 @@ LpResult LinearProgram::solve() {
   return result;
 }
 
-void LinearProgram::check_mip_start() const {
+const char* LinearProgram::point_fault(const std::vector<double>& x) const {
   constexpr double tol = 1e-9;
-  const auto& x = mip_start_;
-  if (x.size() != lower_.size()) throw std::invalid_argument("LinearProgram: the MIP start has the wrong size");
+  if (x.size() != lower_.size()) return "has the wrong size";
   for (std::size_t j = 0; j < x.size(); ++j)
     if (!(x[j] >= lower_[j] - tol && x[j] <= upper_[j] + tol) || (integer_[j] && std::abs(x[j] - std::round(x[j])) > tol))
-      throw std::invalid_argument("LinearProgram: the MIP start breaks a variable's bounds or integrality");
+      return "breaks a variable's bounds or integrality";
   std::vector<double> activity(row_lower_.size(), 0.0);
   for (std::size_t e = 0; e < nz_val_.size(); ++e)
     activity[static_cast<std::size_t>(nz_row_[e])] += nz_val_[e] * x[static_cast<std::size_t>(nz_col_[e])];
   for (std::size_t i = 0; i < activity.size(); ++i)
-    if (activity[i] < row_lower_[i] - tol || activity[i] > row_upper_[i] + tol)
-      throw std::invalid_argument("LinearProgram: the MIP start breaks a constraint");
+    if (activity[i] < row_lower_[i] - tol || activity[i] > row_upper_[i] + tol) return "breaks a constraint";
+  return nullptr;
+}
+
+void LinearProgram::check_mip_start() const {
+  if (const char* fault = point_fault(mip_start_))
+    throw std::invalid_argument(std::string("LinearProgram: the MIP start ") + fault);
+}
+
+LinearProgram::OptimumOracle LinearProgram::checked_oracle() const {
+  if (!oracle_) return {};
+  return [this](std::optional<double> incumbent) -> std::optional<MipOptimum> {
+    std::optional<MipOptimum> answer = oracle_(incumbent);
+    if (!answer || !std::isfinite(answer->objective) || answer->x.empty()) return answer;
+    if (point_fault(answer->x)) return std::nullopt;
+    double objective = 0.0;
+    for (std::size_t j = 0; j < answer->x.size(); ++j) objective += cost_[j] * answer->x[j];
+    if (std::abs(objective - answer->objective) > 1e-6 * (1.0 + std::abs(objective))) return std::nullopt;
+    return answer;
+  };
 }
 
 LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
@@ -343,6 +404,9 @@ LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
       hook.start = &mip_start_;
       hook.objective_step = objective_step_;
       hook.minimize = sense_ == Sense::Minimize;
+      const OptimumOracle oracle = checked_oracle();
+      hook.oracle = &oracle;
+      hook.oracle_after_nodes = oracle_after_nodes_;
       glp_iocp iocp;
       glp_init_iocp(&iocp);
       iocp.msg_lev = GLP_MSG_OFF;
@@ -357,9 +421,9 @@ LpResult LinearProgram::run_glpk(Solver& s, bool mip, Warm warm) const {
       int irc = glp_intopt(lp, &iocp);
       int ist = glp_mip_status(lp);
       result.nodes = hook.nodes;
-      result.node_limit_hit = irc == GLP_ESTOP && hook.node_limit_hit && !hook.proven_by_step;
+      result.node_limit_hit = irc == GLP_ESTOP && hook.node_limit_hit && !hook.proven;
       result.time_limit_hit = irc == GLP_ETMLIM;
-      if (ist == GLP_OPT || (ist == GLP_FEAS && hook.proven_by_step)) {
+      if (ist == GLP_OPT || (ist == GLP_FEAS && hook.proven)) {
         result.status = LpResult::Status::Optimal;
         read_x(true);
       } else if (ist == GLP_FEAS) {

@@ -18,7 +18,9 @@
 // Determinism: branch-and-bound is bounded by a node limit, not by wall time (Sia gives its solver
 // a time limit, which makes answers depend on the machine); it starts from a greedy incumbent so
 // that a search stopped at the limit always has an answer. A wall-time safety net far above what
-// the node limit takes is counted and reported if it ever stops a search.
+// the node limit takes is counted and reported if it ever stops a search. Where the root does not
+// prove its incumbent optimal, an exact search over the GPUs used per type (type_packing.hpp)
+// settles the optimum instead of hundreds of nodes (--param proof).
 #include <cmath>
 #include <map>
 #include <fmt/format.h>
@@ -28,15 +30,17 @@
 #include "hetsim/policy/builtin.hpp"
 #include "hetsim/util/error.hpp"
 #include "sia_goodput.hpp"
+#include "type_packing.hpp"
 
 namespace hetsim {
 namespace {
 
 class Sia final : public AllocationPolicy {
  public:
-  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s, bool group)
+  Sia(double p, double lambda_n, double restart_penalty_s, long long node_limit, double time_limit_s, bool group,
+      bool table_proof)
       : p_(p), lambda_n_(lambda_n), penalty_s_(restart_penalty_s), node_limit_(node_limit), time_limit_s_(time_limit_s),
-        group_(group) {}
+        group_(group), table_proof_(table_proof) {}
   std::string name() const override { return "sia"; }
   bool every_round() const override { return true; }
 
@@ -110,6 +114,15 @@ class Sia final : public AllocationPolicy {
     lp.set_node_limit(node_limit_);
     lp.set_time_limit_s(time_limit_s_);
     lp.set_mip_start(greedy_start(view, key, var, lp.variables()));
+    // On crowded rounds GLPK has a near-optimal incumbent at its root but needs hundreds of nodes
+    // (up to the node limit) to improve and prove it. Once the root has branched, the exact search
+    // of type_packing.hpp gives the optimum: GLPK keeps its incumbent if that has the optimal
+    // value, else takes the optimum found, and stops (--param proof=table; proof=search leaves the
+    // proof to branch-and-bound, as before 2026-12-05).
+    if (table_proof_)
+      lp.set_optimum_oracle(
+          [&](std::optional<double> incumbent) { return optimum(view, key, groups, var, lp.variables(), incumbent); },
+          kProofAfterNodes);
     LpResult r = lp.solve();
     out.solver_s = r.solve_s;
     out.solves = 1;
@@ -192,6 +205,42 @@ class Sia final : public AllocationPolicy {
     return 0.01;
   }
 
+  static constexpr long long kProofAfterNodes = 1;  // the root's own proof (objective step) comes first
+
+  // The ILP's optimum by dynamic programming over the GPUs used per type (type_packing.hpp;
+  // nothing when that would cost too much): per group (or job) its count and, per usable type, a
+  // gain of sign * coefficient on scale_factor GPUs.
+  std::optional<LinearProgram::MipOptimum> optimum(const AllocationView& view, const std::vector<double>& key,
+                                                   const SiaGroups& groups, const std::vector<std::vector<int>>& var,
+                                                   int variables, std::optional<double> incumbent) const {
+    const std::size_t types = view.gpus_per_type.size(), stride = 1 + 2 * types;
+    const double sign = p_ < 0 ? -1.0 : 1.0;
+    std::vector<PackingItem> items;
+    std::vector<std::vector<int>> columns;  // per item, per option: its ILP variable
+    for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+      if (group_ && groups.members[groups.group_of[i]].front() != i) continue;
+      PackingItem& item = items.emplace_back();
+      std::vector<int>& column = columns.emplace_back();
+      item.count = group_ ? static_cast<long long>(groups.members[groups.group_of[i]].size()) : 1;
+      for (std::size_t t = 0; t < types; ++t) {
+        const std::size_t k = i * stride + 1 + 2 * t;
+        if (!(key[k] > 0.0)) continue;
+        item.options.push_back({t, view.jobs[i].scale_factor, sign * key[k + 1]});
+        column.push_back(var[i][t]);
+      }
+    }
+    const std::vector<long long> capacity(view.gpus_per_type.begin(), view.gpus_per_type.end());
+    std::optional<double> at_least;
+    if (incumbent) at_least = sign * *incumbent;
+    const std::optional<Packing> packing = best_type_packing(capacity, items, at_least);
+    if (!packing) return std::nullopt;
+    LinearProgram::MipOptimum out{sign * packing->gain, std::vector<double>(static_cast<std::size_t>(variables), 0.0)};
+    for (std::size_t g = 0; g < items.size(); ++g)
+      for (std::size_t o = 0; o < columns[g].size(); ++o)
+        out.x[static_cast<std::size_t>(columns[g][o])] = static_cast<double>(packing->taken[g][o]);
+    return out;
+  }
+
   // A feasible first incumbent: the last solved round's answer for the jobs still here (where it
   // still fits and still scores), then the other jobs in arrival order, each on its best-scoring
   // type that still has room, if being placed improves the objective at all. The previous answer
@@ -245,6 +294,7 @@ class Sia final : public AllocationPolicy {
   long long node_limit_;
   double time_limit_s_;
   bool group_;  // --param group: one integer variable per group of identical jobs (SiaGroups)
+  bool table_proof_;  // --param proof=table: optimum() settles what branch-and-bound cannot quickly
   std::vector<double> previous_key_;  // the last solved ILP's numbers (see allocate)
   AllocationMatrix previous_x_;       // its rounded solution, before sanitising
   std::map<JobIndex, int> previous_type_;  // its type per placed job (start point of the next ILP)
@@ -291,7 +341,11 @@ void register_sia(PolicyRegistry& registry) {
                    {"group", "true",
                     "throughput tables only: true: one integer variable per group of jobs with equal ILP numbers and "
                     "current type (same optimum, smaller search; members take the group's types in job order); false: "
-                    "one binary variable per job and type"}},
+                    "one binary variable per job and type"},
+                   {"proof", "table",
+                    "throughput tables only: table: once GLPK's root has branched, an exact search over GPUs used per "
+                    "type gives the optimum and ends branch-and-bound (keeping its incumbent when that is optimal); "
+                    "search: branch-and-bound alone, up to mip_node_limit (the answers before 2026-12-05)"}},
                   nullptr,
                   nullptr};
   info.make = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
@@ -304,7 +358,11 @@ void register_sia(PolicyRegistry& registry) {
     const std::string& group = param_string(params, "group");
     if (group != "true" && group != "false")
       throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
-    return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s, group == "true");
+    const std::string& proof = param_string(params, "proof");
+    if (proof != "table" && proof != "search")
+      throw InputError("", 0, "--param proof", fmt::format("expected table or search, got '{}'", proof));
+    return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s, group == "true",
+                                 proof == "table");
   };
   info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));

@@ -9,8 +9,10 @@
 /// The solver's problem and its last basis are kept between solve() calls: a re-solve after
 /// changing bounds or objective coefficients (bisection, two-phase objectives) or after adding
 /// variables and constraints starts from the previous basis instead of from scratch.
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +87,26 @@ class LinearProgram {
   /// against the bounds, the constraints and integrality at solve(); std::invalid_argument if it
   /// violates any of them (by more than 1e-9) or has the wrong size. Cleared by an empty vector.
   void set_mip_start(std::vector<double> x) { mip_start_ = std::move(x); }
+  /// A MIP optimum found another way, for the solver to stop on instead of proving optimality by
+  /// branch-and-bound (which can take hundreds of nodes where the optimum was found at the root).
+  struct MipOptimum {
+    double objective = 0.0;
+    std::vector<double> x;  ///< an optimal point (one value per variable), or empty: the value only
+  };
+  using OptimumOracle = std::function<std::optional<MipOptimum>(std::optional<double> incumbent)>;
+  /// Asked at most once per solve, once branch-and-bound has an incumbent and has created more than
+  /// `after_nodes` nodes without proving it optimal, and given the incumbent's objective, which the
+  /// optimum is at least as good as; it returns the optimum, or nothing (e.g. too costly). If the
+  /// incumbent has the optimal value (within half an objective step; 1e-9 relative without a
+  /// step), it is kept: where several solutions share that value, it is the first one the search
+  /// found (often the start point). Else the oracle's point becomes the incumbent. The search then
+  /// stops and the result is Optimal. An answer whose point breaks a bound, a constraint or
+  /// integrality, or does not have the objective given, is ignored. A wrong value can end the
+  /// search at a non-optimal incumbent, as a wrong objective step can. An empty function clears it.
+  void set_optimum_oracle(OptimumOracle oracle, long long after_nodes) {
+    oracle_ = std::move(oracle);
+    oracle_after_nodes_ = after_nodes;
+  }
   Backend backend() const { return backend_; }
   int variables() const { return static_cast<int>(lower_.size()); }
   int constraints() const { return static_cast<int>(row_lower_.size()); }
@@ -109,6 +131,8 @@ class LinearProgram {
   enum class Warm { None, Dual, Primal };  // how a solve starts: presolve from scratch, or from the last basis
   LpResult run_glpk(Solver& solver, bool mip, Warm warm) const;
   void check_mip_start() const;  // std::invalid_argument when mip_start_ is not a feasible point
+  const char* point_fault(const std::vector<double>& x) const;  // why x is not a feasible point; nullptr if it is
+  OptimumOracle checked_oracle() const;  // oracle_, its answers checked with point_fault
   Sense sense_;
   Backend backend_ = Backend::Glpk;
   std::vector<double> lower_, upper_, cost_;
@@ -120,6 +144,8 @@ class LinearProgram {
   double time_limit_s_ = kDefaultTimeLimitS;
   std::vector<double> mip_start_;
   double objective_step_ = 0.0;
+  OptimumOracle oracle_;  // see set_optimum_oracle
+  long long oracle_after_nodes_ = 0;
   std::unique_ptr<Solver, SolverDeleter> solver_;
   std::unique_ptr<ClpSolver, ClpDeleter> clp_;
   // What changed since the solver's problem was last synchronised (one back end per program).
