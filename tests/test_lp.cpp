@@ -231,7 +231,7 @@ TEST_CASE("MIP: limits and start points are checked") {
   CHECK(k.lp.solve().objective == Approx(-10.27).margin(1e-6));
 }
 
-TEST_CASE("MIP: an optimum oracle ends the search; the incumbent is kept when it is already optimal") {
+TEST_CASE("MIP: an optimum oracle ends the search, and the incumbent is kept when it is already optimal") {
   Knapsack full = hard_knapsack();
   const LpResult searched = full.lp.solve();
   REQUIRE(searched.usable());  // Feasible: it stops within the relative gap (1e-4)
@@ -269,7 +269,7 @@ TEST_CASE("MIP: an optimum oracle ends the search; the incumbent is kept when it
   CHECK(valued.nodes <= searched.nodes);
 }
 
-TEST_CASE("MIP: an oracle's point that breaks a constraint or its own value is ignored; no answer changes nothing") {
+TEST_CASE("MIP: an oracle's point that breaks a constraint or its own value is ignored, and no answer changes nothing") {
   Knapsack full = hard_knapsack();
   const LpResult searched = full.lp.solve();
   std::vector<double> broken(searched.x.size(), 1.0);  // every job on every type
