@@ -305,6 +305,7 @@ struct SiaParams {
   double p, lambda_n, penalty_s;
   long long nodes;
   double time_limit_s;
+  bool table_proof;
 };
 
 SiaParams read_sia_params(const PolicyParams& params) {
@@ -318,7 +319,10 @@ SiaParams read_sia_params(const PolicyParams& params) {
   if (!(nodes >= 1.0 && nodes <= 1e15) || nodes != std::floor(nodes))
     throw InputError("", 0, "--param mip_node_limit", "must be a whole number >= 1");
   if (!(time_limit > 0.0 && time_limit <= 1e6)) throw InputError("", 0, "--param mip_time_limit_s", "must be in (0, 1e6]");
-  return {p, lambda_n, penalty, static_cast<long long>(nodes), time_limit};
+  const std::string& proof = param_string(params, "proof");
+  if (proof != "table" && proof != "search")
+    throw InputError("", 0, "--param proof", fmt::format("expected table or search, got '{}'", proof));
+  return {p, lambda_n, penalty, static_cast<long long>(nodes), time_limit, proof == "table"};
 }
 
 }  // namespace
@@ -343,26 +347,23 @@ void register_sia(PolicyRegistry& registry) {
                     "current type (same optimum, smaller search; members take the group's types in job order); false: "
                     "one binary variable per job and type"},
                    {"proof", "table",
-                    "throughput tables only: table: once GLPK's root has branched, an exact search over GPUs used per "
-                    "type gives the optimum and ends branch-and-bound (keeping its incumbent when that is optimal); "
-                    "search: branch-and-bound alone, up to mip_node_limit (the answers before 2026-12-05)"}},
+                    "table: once GLPK's root has branched, an exact search over GPUs used per type gives the optimum "
+                    "and ends branch-and-bound (keeping its incumbent when that is optimal); search: branch-and-bound "
+                    "alone, up to mip_node_limit (the answers before 2026-12-05)"}},
                   nullptr,
                   nullptr};
   info.make = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<SchedulingPolicy> {
     const SiaParams s = read_sia_params(params);
     const double bootstrap_s = param_double(params, "bootstrap_s", 0.0, 3600.0);
-    return make_sia_goodput({s.p, s.lambda_n, s.nodes, s.time_limit_s}, s.penalty_s, bootstrap_s);
+    return make_sia_goodput({s.p, s.lambda_n, s.nodes, s.time_limit_s, s.table_proof}, s.penalty_s, bootstrap_s);
   };
   info.make_allocation = [](const PolicyParams& params, std::uint64_t) -> std::unique_ptr<AllocationPolicy> {
     const SiaParams s = read_sia_params(params);
     const std::string& group = param_string(params, "group");
     if (group != "true" && group != "false")
       throw InputError("", 0, "--param group", fmt::format("expected true or false, got '{}'", group));
-    const std::string& proof = param_string(params, "proof");
-    if (proof != "table" && proof != "search")
-      throw InputError("", 0, "--param proof", fmt::format("expected table or search, got '{}'", proof));
     return std::make_unique<Sia>(s.p, s.lambda_n, s.penalty_s, s.nodes, s.time_limit_s, group == "true",
-                                 proof == "table");
+                                 s.table_proof);
   };
   info.scheduling_form_for_workloads_only = true;
   registry.add(std::move(info));

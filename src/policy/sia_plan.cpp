@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "type_packing.hpp"
+
 namespace hetsim {
 
 std::vector<SiaConfig> sia_configurations(const Cluster& cluster) {
@@ -98,6 +100,48 @@ std::vector<int> first_incumbent(const std::vector<SiaConfig>& configs, std::vec
   return chosen;
 }
 
+// The ILP's optimum by the exact search of type_packing.hpp (see sia.cpp, proof=table): pinned jobs
+// fixed on their configuration, every other job an item with one option per usable configuration.
+std::optional<LinearProgram::MipOptimum> table_optimum(const std::vector<SiaConfig>& configs,
+                                                       const std::vector<int>& capacity,
+                                                       const std::vector<SiaPlanJob>& jobs,
+                                                       const std::vector<std::vector<double>>& coef,
+                                                       const std::vector<std::vector<int>>& var, double sign,
+                                                       int variables, std::optional<double> incumbent) {
+  std::vector<long long> left(capacity.begin(), capacity.end());
+  LinearProgram::MipOptimum out{0.0, std::vector<double>(static_cast<std::size_t>(variables), 0.0)};
+  double fixed_gain = 0.0;
+  std::vector<PackingItem> items;
+  std::vector<std::vector<int>> columns;  // per item, per option: its ILP variable
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].pinned) {
+      const auto c = static_cast<std::size_t>(jobs[i].current);
+      const SiaConfig& k = configs[c];
+      left[static_cast<std::size_t>(k.type)] -= k.gpus;
+      if (left[static_cast<std::size_t>(k.type)] < 0) return std::nullopt;
+      fixed_gain += sign * coef[i][c];
+      out.x[static_cast<std::size_t>(var[i][c])] = 1.0;
+      continue;
+    }
+    PackingItem& item = items.emplace_back();
+    std::vector<int>& column = columns.emplace_back();
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      if (var[i][c] < 0) continue;
+      item.options.push_back({static_cast<std::size_t>(configs[c].type), configs[c].gpus, sign * coef[i][c]});
+      column.push_back(var[i][c]);
+    }
+  }
+  std::optional<double> at_least;
+  if (incumbent) at_least = sign * *incumbent - fixed_gain;
+  const std::optional<Packing> packing = best_type_packing(left, items, at_least);
+  if (!packing) return std::nullopt;
+  out.objective = sign * (fixed_gain + packing->gain);
+  for (std::size_t g = 0; g < items.size(); ++g)
+    for (std::size_t o = 0; o < columns[g].size(); ++o)
+      out.x[static_cast<std::size_t>(columns[g][o])] = static_cast<double>(packing->taken[g][o]);
+  return out;
+}
+
 }  // namespace
 
 SiaPlan sia_plan(const std::vector<SiaConfig>& configs, const std::vector<int>& capacity,
@@ -152,6 +196,12 @@ SiaPlan sia_plan(const std::vector<SiaConfig>& configs, const std::vector<int>& 
     else if (jobs[i].pinned) seed_ok = false;  // a pinned job that no longer fits: no valid seed
   }
   if (seed_ok) lp.set_mip_start(std::move(x0));
+  if (settings.table_proof)
+    lp.set_optimum_oracle(
+        [&](std::optional<double> incumbent) {
+          return table_optimum(configs, capacity, jobs, coef, var, sign, lp.variables(), incumbent);
+        },
+        1);  // once the root has branched
   LpResult r = lp.solve();
   plan.status = r.status;
   plan.solve_s = r.solve_s;

@@ -41,6 +41,9 @@ struct SiaPlanSettings {
   double lambda_n = 1.1;     ///< penalty for each job left without an allocation
   long long node_limit = 1000;
   double time_limit_s = 60.0;
+  /// Once the root has branched, an exact search over GPUs used per type settles the optimum (the
+  /// `proof=table` parameter; false: branch-and-bound alone).
+  bool table_proof = true;
 };
 
 /// A solved round.
