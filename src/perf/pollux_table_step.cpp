@@ -95,9 +95,15 @@ std::vector<const StepSample*> rows_by_placement(const StepProfile& prof) {
 
 const PolluxTableStepModel::Table& PolluxTableStepModel::table(const PolluxApplication& app,
                                                                const std::string& gpu_type) const {
+  if (last_table_ && last_app_ == app.name() && last_type_ == gpu_type) return *last_table_;
   std::string key = app.name() + "/" + gpu_type;
   auto it = tables_.find(key);
-  if (it != tables_.end()) return *it->second;
+  if (it != tables_.end()) {
+    last_app_ = app.name();
+    last_type_ = gpu_type;
+    last_table_ = it->second.get();
+    return *last_table_;
+  }
   const StepProfile* prof = app.profile(gpu_type);
   if (!prof) throw std::out_of_range(fmt::format("application {} has no step profile on GPU type {}", app.name(), gpu_type));
   auto t = std::make_unique<Table>();

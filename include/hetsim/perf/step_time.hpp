@@ -60,6 +60,10 @@ class PolluxTableStepModel final : public StepTimeModel {
   struct Table;
   const Table& table(const PolluxApplication& app, const std::string& gpu_type) const;
   mutable std::map<std::string, std::unique_ptr<Table>> tables_;  // lazily built per app/GPU type
+  // The table last asked for: most calls ask for the same one again, and the map's key needs a
+  // string built per call.
+  mutable std::string last_app_, last_type_;
+  mutable const Table* last_table_ = nullptr;
   std::string cache_dir_;
 };
 
